@@ -1,0 +1,172 @@
+"""Moves per second through gunicorn (2 sync workers) + Redis, beside a bare Flask endpoint
+doing one Redis GET and SET, in the same run and under the same load generator.
+
+Each client thread plays solo matches of The Game: it creates a match, then posts one action
+after another, each chosen from the ``legal_actions`` of the previous answer, with the state
+token of that answer (a real move: token check, rules, compare-and-set, log). The bare
+endpoint gets the same number of client threads posting a body of the same size. Both servers
+run the production configuration (access log and rate limiter on, limit set out of reach).
+
+    python bench/http_moves.py [--seconds 10] [--clients 8] [--redis redis://127.0.0.1:6379/14]
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import multiprocessing
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import orjson
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(app: str, port: int, redis_url: str, extra: list[str]) -> subprocess.Popen:
+    env = {
+        **os.environ, "REDIS_URL": redis_url, "REFEREE_BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "2",
+        "REFEREE_SECRET": "bench", "REFEREE_RATE_LIMIT": "100000000 per minute", "PYTHONPATH": str(ROOT),
+    }
+    command = [sys.executable, "-m", "gunicorn", *extra, "--bind", f"127.0.0.1:{port}", "--workers", "2", app]
+    proc = subprocess.Popen(command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(200):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return proc
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"{app} did not start")
+
+
+def post(port: int, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("POST", path, body, {"Content-Type": "application/json", **headers})
+    response = conn.getresponse()
+    data = response.read()
+    conn.close()
+    return response.status, data
+
+
+def referee_client(port: int, deadline: float, latencies: list[float], errors: list[int], seed: int) -> None:
+    rng = random.Random(seed)
+    while time.perf_counter() < deadline:
+        status, data = post(port, "/v1/matches", b'{"game": "the-game", "players": 1}', {})
+        created = orjson.loads(data)
+        match_id, token = created["match_id"], created["seats"][0]["token"]
+        state_token = created["state_token"]
+        legal = orjson.loads(
+            _get(port, f"/v1/matches/{match_id}/legal-actions", {"Authorization": f"Bearer {token}"})
+        )["actions"]
+        while legal and time.perf_counter() < deadline:
+            body = orjson.dumps({"state_token": state_token, "action": rng.choice(legal)})
+            start = time.perf_counter()
+            status, data = post(port, f"/v1/matches/{match_id}/actions", body, {"Authorization": f"Bearer {token}"})
+            latencies.append(time.perf_counter() - start)
+            if status != 200:
+                errors.append(status)
+                break
+            answer = orjson.loads(data)
+            state_token, legal = answer["state_token"], answer["legal_actions"]
+
+
+def _get(port: int, path: str, headers: dict[str, str]) -> bytes:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", path, headers=headers)
+    data = conn.getresponse().read()
+    conn.close()
+    return data
+
+
+def bare_client(port: int, deadline: float, latencies: list[float], errors: list[int], seed: int) -> None:
+    body = orjson.dumps({"state_token": "x" * 60, "action": {"type": "play", "card": 42, "pile": 1}})
+    while time.perf_counter() < deadline:
+        start = time.perf_counter()
+        status, _ = post(port, "/bare", body, {"X-Key": str(seed)})
+        latencies.append(time.perf_counter() - start)
+        if status != 200:
+            errors.append(status)
+
+
+def load_process(kind: str, port: int, seconds: float, threads: int, seed: int, out: multiprocessing.Queue) -> None:
+    target = referee_client if kind == "referee" else bare_client
+    deadline = time.perf_counter() + seconds
+    latencies: list[float] = []
+    errors: list[int] = []
+    workers = [threading.Thread(target=target, args=(port, deadline, latencies, errors, seed * 100 + i)) for i in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    out.put((latencies, errors))
+
+
+def run_load(kind: str, port: int, seconds: float, clients: int) -> dict[str, float]:
+    out: multiprocessing.Queue = multiprocessing.Queue()
+    procs = [multiprocessing.Process(target=load_process, args=(kind, port, seconds, clients // 2, p, out)) for p in range(2)]
+    for p in procs:
+        p.start()
+    latencies: list[float] = []
+    errors: list[int] = []
+    for _ in procs:
+        lat, err = out.get()
+        latencies += lat
+        errors += err
+    for p in procs:
+        p.join()
+    ordered = sorted(latencies)
+    return {
+        "rate": len(latencies) / seconds,
+        "p50": statistics.median(ordered) * 1000,
+        "p90": ordered[int(0.90 * len(ordered))] * 1000,
+        "p99": ordered[int(0.99 * len(ordered))] * 1000,
+        "errors": len(errors),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/14")
+    args = parser.parse_args()
+    ports = {"referee": free_port(), "bare": free_port()}
+    servers = [
+        start("service:create_app()", ports["referee"], args.redis, ["-c", "python:service.gunicorn_conf"]),
+        start("bench.bare_app:app", ports["bare"], args.redis, []),
+    ]
+    try:
+        results = {}
+        for kind in ("bare", "referee", "bare", "referee"):  # interleaved, best of two each
+            result = run_load(kind, ports[kind], args.seconds / 2, args.clients)
+            if kind not in results or result["rate"] > results[kind]["rate"]:
+                results[kind] = result
+    finally:
+        for server in servers:
+            server.terminate()
+            server.wait(10)
+    print(f"gunicorn, 2 sync workers, {args.clients} client threads in 2 processes, {args.seconds:.0f} s each, Redis {args.redis}")
+    print("| endpoint | requests/s | p50 ms | p90 ms | p99 ms | non-200 |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    labels = {"bare": "bare Flask: one Redis GET + SET", "referee": "referee: POST action (a move)"}
+    for kind in ("bare", "referee"):
+        r = results[kind]
+        print(f"| {labels[kind]} | {r['rate']:.0f} | {r['p50']:.2f} | {r['p90']:.2f} | {r['p99']:.2f} | {r['errors']} |")
+    print(f"\nratio referee / bare: {results['referee']['rate'] / results['bare']['rate']:.2f}")
+
+
+if __name__ == "__main__":
+    main()

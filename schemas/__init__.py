@@ -1,0 +1,32 @@
+"""Marshmallow schemas of the HTTP request and response bodies (the API's edge only)."""
+
+from schemas.games import GameListSchema, GameSchema
+from schemas.matches import (
+    ActionRequestSchema,
+    ActionResultSchema,
+    CreatedMatchSchema,
+    CreateMatchSchema,
+    HistoryQuerySchema,
+    HistorySchema,
+    LegalActionsSchema,
+    MatchSchema,
+    ValidationResultSchema,
+)
+from schemas.ops import HealthSchema
+from schemas.problems import ProblemSchema
+
+__all__ = [
+    "ActionRequestSchema",
+    "ActionResultSchema",
+    "CreateMatchSchema",
+    "CreatedMatchSchema",
+    "GameListSchema",
+    "GameSchema",
+    "HealthSchema",
+    "HistoryQuerySchema",
+    "HistorySchema",
+    "LegalActionsSchema",
+    "MatchSchema",
+    "ProblemSchema",
+    "ValidationResultSchema",
+]

@@ -1,0 +1,1 @@
+"""HTTP in, HTTP out: flask-smorest blueprints and the error shape."""

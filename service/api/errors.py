@@ -1,0 +1,101 @@
+"""Every error as ``application/problem+json`` (RFC 9457), in one place.
+
+flask-smorest's own handler drops werkzeug's headers (a 405 would lose ``Allow``) and answers
+``{code, status, message}``; :class:`ProblemApi` replaces it. Body validation failures, which
+webargs reports as 422, are a malformed request to us: 400 ``invalid_body``.
+"""
+
+from __future__ import annotations
+
+import http
+import logging
+from typing import Any
+
+import orjson
+from flask import Response
+from flask_smorest import Api
+from flask_smorest.spec import prepare_response
+from werkzeug.exceptions import HTTPException
+
+from schemas import ProblemSchema
+from service.problems import PROBLEM_TYPE_BASE, Problem
+
+PROBLEM_JSON = "application/problem+json"
+log = logging.getLogger("referee")
+
+_HTTP_CODES = {
+    400: "bad_request",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    413: "body_too_large",
+    415: "unsupported_media_type",
+    429: "rate_limited",
+    500: "internal_error",
+}
+
+
+def problem_response(body: dict[str, Any], headers: dict[str, str] | None = None) -> Response:
+    response = Response(orjson.dumps(body), status=body["status"], mimetype=PROBLEM_JSON)
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def handle_problem(problem: Problem) -> Response:
+    return problem_response(problem.body(), problem.headers)
+
+
+class ProblemApi(Api):
+    """flask-smorest's Api answering every error as problem+json, headers kept."""
+
+    ERROR_SCHEMA = ProblemSchema
+
+    def _register_error_handlers(self) -> None:
+        super()._register_error_handlers()
+        self._app.register_error_handler(Problem, handle_problem)
+
+    def _register_responses(self) -> None:
+        """Document the error responses with the problem+json media type."""
+        for status in http.HTTPStatus:
+            response: dict[str, Any] = {"description": status.phrase}
+            if status >= 400:
+                response["schema"] = self.ERROR_SCHEMA
+            prepare_response(response, self.spec, PROBLEM_JSON)
+            self.spec.components.response(status.name, response, lazy=True)
+        response = {"description": "Default error response", "schema": self.ERROR_SCHEMA}
+        prepare_response(response, self.spec, PROBLEM_JSON)
+        self.spec.components.response("DEFAULT_ERROR", response, lazy=True)
+
+    def handle_http_exception(self, error: HTTPException) -> Response:  # type: ignore[override]
+        status = error.code or 500
+        data = getattr(error, "data", None) or {}
+        headers = dict(error.get_headers())
+        headers.pop("Content-Type", None)
+        headers.update(data.get("headers") or {})
+        if status == 422 and "messages" in data:
+            body = _problem(400, "invalid_body", "The request does not match the schema; see errors.")
+            body["errors"] = data["messages"]
+        elif status == 400 and "messages" in data:
+            body = _problem(400, "invalid_json", "The request body is not valid JSON.")
+        elif status == 429:
+            headers["Retry-After"] = str(getattr(error, "retry_after", 1))
+            body = _problem(429, "rate_limited", f"Too many requests: the limit is {error.description} "
+                            "per seat token (or per address without one); retry after Retry-After seconds.")
+        elif status >= 500:
+            log.exception("unhandled error", exc_info=error.__cause__ or error)
+            body = _problem(status, "internal_error", "Something failed on our side; it has been logged.")
+        else:
+            detail = error.description or http.HTTPStatus(status).phrase
+            body = _problem(status, _HTTP_CODES.get(status, f"http_{status}"), detail)
+        return problem_response(body, headers)
+
+
+def _problem(status: int, code: str, detail: str) -> dict[str, Any]:
+    return {
+        "type": PROBLEM_TYPE_BASE + code,
+        "title": http.HTTPStatus(status).phrase,
+        "status": status,
+        "detail": detail,
+        "code": code,
+    }

@@ -1,0 +1,31 @@
+"""The game catalogue."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask_smorest import Blueprint
+
+from schemas import GameListSchema, GameSchema
+from service.engine.registry import games
+from service.problems import NotFound
+
+blp = Blueprint("games", __name__, url_prefix="/v1/games", description="The games this referee knows.")
+
+
+@blp.route("")
+@blp.response(200, GameListSchema)
+def list_games() -> dict[str, Any]:
+    """List the games, with player counts, options and action schemas."""
+    return {"games": [game.describe() for game in games().values()]}
+
+
+@blp.route("/<game_id>")
+@blp.response(200, GameSchema)
+@blp.alt_response(404, response="NOT_FOUND")
+def get_game(game_id: str) -> dict[str, Any]:
+    """Describe one game: options with defaults and the JSON schema of every action type."""
+    game = games().get(game_id)
+    if game is None:
+        raise NotFound("unknown_game", f"No game {game_id!r}; known: {', '.join(games())}.")
+    return game.describe()

@@ -1,0 +1,90 @@
+"""The ``referee`` command: ``serve`` the API, and ``openapi --write/--check`` the spec."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+DEFAULT_SPEC = Path("openapi") / "openapi.json"
+
+
+def spec_bytes() -> bytes:
+    """The OpenAPI document the app serves, in its committed form (sorted, indented)."""
+    from service import create_app
+
+    app = create_app({"REFEREE_SECRET": "spec", "REDIS_URL": "", "REFEREE_ACCESS_LOG": "0"})
+    spec = app.test_client().get("/openapi.json").get_json()
+    return orjson.dumps(spec, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
+
+
+def cmd_openapi(args: argparse.Namespace) -> int:
+    path = Path(args.path)
+    current = spec_bytes()
+    if args.write:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(current)
+        print(f"wrote {path}")
+        return 0
+    committed = path.read_bytes() if path.exists() else b""
+    if committed == current:
+        print(f"{path} is up to date")
+        return 0
+    diff = difflib.unified_diff(
+        committed.decode().splitlines(), current.decode().splitlines(), str(path), "served", lineterm=""
+    )
+    print("\n".join(list(diff)[:80]))
+    print(f"{path} differs from the served spec: run 'referee openapi --write'", file=sys.stderr)
+    return 1
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from gunicorn.app.base import BaseApplication
+
+    os.environ["REFEREE_BIND"] = f"{args.host}:{args.port}"
+    if args.workers:
+        os.environ["WEB_CONCURRENCY"] = str(args.workers)
+    from service import gunicorn_conf
+
+    class Server(BaseApplication):  # type: ignore[misc]
+        def load_config(self) -> None:
+            for name in dir(gunicorn_conf):
+                if name in self.cfg.settings:
+                    self.cfg.set(name, getattr(gunicorn_conf, name))
+
+        def load(self) -> Any:
+            from service import create_app
+
+            return create_app()
+
+    store = f"Redis at {os.environ['REDIS_URL']}" if os.environ.get("REDIS_URL") else "the embedded store"
+    print(f"referee: serving on http://{args.host}:{args.port} with {store} (docs at /docs)", flush=True)
+    Server().run()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="referee", description="The game-referee service.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="serve the API (embedded store unless REDIS_URL is set)")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--workers", type=int, default=0, help="worker processes with Redis (default 2)")
+    serve.set_defaults(run=cmd_serve)
+    spec = sub.add_parser("openapi", help="write or check the committed OpenAPI document")
+    mode = spec.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--write", action="store_true")
+    mode.add_argument("--check", action="store_true")
+    spec.add_argument("--path", default=str(DEFAULT_SPEC))
+    spec.set_defaults(run=cmd_openapi)
+    args = parser.parse_args(argv)
+    return int(args.run(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""One package per game, each exposing ``GAME``: pure rules, no Flask, no Redis."""

@@ -1,0 +1,115 @@
+"""A match as the referee keeps it: one JSON record per match in the store.
+
+The record holds everything needed to continue the match on any node: the game and its
+options, the engine state, the position of the random stream, the hashes of the seat tokens
+and, per seat, the version since which it has owed its pending decision (for simultaneous
+decisions; see :meth:`Match.accepts_token_version`). The version itself lives beside the
+record in the store, where the compare-and-set guards it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from service.engine import Game, Outcome
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def seed_commitment(seed_hex: str) -> str:
+    """``sha256(seed)``, published from creation on and checkable once the seed is revealed."""
+    return hashlib.sha256(bytes.fromhex(seed_hex)).hexdigest()
+
+
+@dataclass
+class Match:
+    """A decoded match record at one version."""
+
+    match_id: str
+    game_id: str
+    players: int
+    options: dict[str, Any]
+    seed: str
+    seed_supplied: bool
+    seat_hashes: list[str]
+    rng: int
+    state: dict[str, Any]
+    version: int = 0
+    pending_since: dict[str, int] = field(default_factory=dict)
+    created_at: str = field(default_factory=now_iso)
+    updated_at: str = field(default_factory=now_iso)
+
+    @classmethod
+    def decode(cls, version: int, record: bytes) -> Match:
+        data = orjson.loads(record)
+        return cls(version=version, **data)
+
+    def encode(self) -> bytes:
+        return orjson.dumps(
+            {
+                "match_id": self.match_id,
+                "game_id": self.game_id,
+                "players": self.players,
+                "options": self.options,
+                "seed": self.seed,
+                "seed_supplied": self.seed_supplied,
+                "seat_hashes": self.seat_hashes,
+                "rng": self.rng,
+                "state": self.state,
+                "pending_since": self.pending_since,
+                "created_at": self.created_at,
+                "updated_at": self.updated_at,
+            }
+        )
+
+    def accepts_token_version(self, token_version: int, seat: int | None, to_act: list[int]) -> bool:
+        """Whether a state token of ``token_version`` may act for ``seat`` now.
+
+        The current version always may. An older one may only for a seat that has owed its
+        pending decision, without acting, since that version: while several seats owe
+        independent decisions (secret choices, answers to the same offer), one seat's move
+        must not make the others' tokens stale.
+        """
+        if token_version == self.version:
+            return True
+        if seat is None or seat not in to_act or token_version > self.version:
+            return False
+        return self.pending_since.get(str(seat), self.version) <= token_version
+
+    def advance(self, actor: int, before: list[int], after: list[int]) -> None:
+        """Record a committed move by ``actor``: bump the version, carry over the pending
+        decisions of seats that still owe the same one."""
+        new_version = self.version + 1
+        self.pending_since = {
+            str(seat): (
+                self.pending_since.get(str(seat), self.version)
+                if seat in before and seat != actor
+                else new_version
+            )
+            for seat in after
+        }
+        self.version = new_version
+        self.updated_at = now_iso()
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What one request computes about a match once: whose move, and the result."""
+
+    to_act: list[int]
+    outcome: Outcome | None
+
+    @classmethod
+    def of(cls, game: Game, state: dict[str, Any]) -> Snapshot:
+        return cls(game.to_act(state), game.outcome(state))
+
+    @property
+    def status(self) -> str:
+        return "finished" if self.outcome is not None else "active"

@@ -1,0 +1,32 @@
+"""Prometheus metrics, correct under several gunicorn workers.
+
+With ``PROMETHEUS_MULTIPROC_DIR`` set (the gunicorn config sets it before workers start),
+every worker writes its samples there and ``/metrics`` aggregates all of them; without it
+(one process), the default registry is served.
+"""
+
+from __future__ import annotations
+
+import os
+
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.multiprocess import MultiProcessCollector
+
+REQUESTS = Counter(
+    "referee_http_requests_total", "HTTP requests answered.", ["method", "endpoint", "status"]
+)
+LATENCY = Histogram(
+    "referee_http_request_duration_seconds", "Time to answer a request.", ["method", "endpoint"],
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+)
+MOVES = Counter("referee_moves_total", "Actions committed.", ["game"])
+MATCHES_CREATED = Counter("referee_matches_created_total", "Matches created.", ["game"])
+
+
+def render() -> tuple[bytes, str]:
+    """The exposition text of every process's metrics, and its content type."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        MultiProcessCollector(registry)
+        return generate_latest(registry), CONTENT_TYPE_LATEST
+    return generate_latest(REGISTRY), CONTENT_TYPE_LATEST

@@ -1,0 +1,315 @@
+"""The one place that turns (state token, seat, action) into a committed new state.
+
+The referee loads the match, authenticates the seat, checks the state token, asks the game
+engine to check and apply the action, and commits the result with the store's
+compare-and-set. It holds nothing between requests: any process can serve any request.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from service.engine import EngineError, Game, IllegalAction, InvalidOptions, NotYourTurn, Rng
+from service.engine.registry import games, get_game
+from service.match import Match, Snapshot, seed_commitment
+from service.problems import BadRequest, Conflict, Forbidden, NotFound, Unauthorized, Unavailable, Unprocessable
+from service.store import MatchStore, StoreUnavailable
+from service.tokens import StateTokens, hash_seat_token, is_match_id, new_match_id, new_seat_token, seat_of
+
+_COMMIT_ATTEMPTS = 4
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is asking: a seat (authenticated by its token) or a spectator (``seat is None``)."""
+
+    seat: int | None
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    """The answer to an accepted action, and whether it replays an earlier answer."""
+
+    body: dict[str, Any]
+    game: str
+    replayed: bool = False
+
+
+class Referee:
+    """Matches over a store, with one server secret for state tokens."""
+
+    def __init__(self, store: MatchStore, tokens: StateTokens, match_ttl: int) -> None:
+        self.store = store
+        self.tokens = tokens
+        self.match_ttl = match_ttl
+
+    # -- creating --------------------------------------------------------------------------
+
+    def create_match(
+        self, game_id: str, players: int, options: dict[str, Any] | None, seed: str | None
+    ) -> dict[str, Any]:
+        """Set up a new match; the answer carries each seat's token, shown only here."""
+        game = self.game(game_id)
+        try:
+            resolved = game.resolve_options(players, options)
+        except InvalidOptions as exc:
+            raise Unprocessable(exc.code, exc.message) from exc
+        seed_hex = seed if seed is not None else secrets.token_hex(32)
+        rng = Rng(seed_hex)
+        state = game.setup(players, resolved, rng)
+        seat_tokens = [new_seat_token() for _ in range(players)]
+        match = Match(
+            match_id=new_match_id(),
+            game_id=game.id,
+            players=players,
+            options=resolved,
+            seed=seed_hex,
+            seed_supplied=seed is not None,
+            seat_hashes=[hash_seat_token(t) for t in seat_tokens],
+            rng=rng.position(),
+            state=state,
+        )
+        snapshot = Snapshot.of(game, state)
+        match.pending_since = {str(s): 0 for s in snapshot.to_act}
+        if not self._store(lambda: self.store.create(match.match_id, match.encode(), self.match_ttl)):
+            raise Unavailable("match_id_collision", "Could not allocate a match id; try again.")
+        body = self.describe(match, game, snapshot, Caller(None))
+        body["seats"] = [{"seat": s, "token": t} for s, t in enumerate(seat_tokens)]
+        return body
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def game(self, game_id: str) -> Game:
+        game = get_game(game_id)
+        if game is None:
+            raise NotFound("unknown_game", f"No game {game_id!r}; known: {', '.join(games())}.")
+        return game
+
+    def load(self, match_id: str, idempotency_key: str | None = None) -> tuple[Match, bytes | None]:
+        if not is_match_id(match_id):
+            raise NotFound("unknown_match", f"No match {match_id!r}.")
+        loaded = self._store(lambda: self.store.load(match_id, idempotency_key))
+        if loaded is None:
+            raise NotFound("unknown_match", f"No match {match_id!r} (it may have expired).")
+        return Match.decode(loaded.version, loaded.record), loaded.replay
+
+    def caller(self, match: Match, bearer: str | None) -> Caller:
+        """The seat a bearer token belongs to; no token is a spectator."""
+        if bearer is None:
+            return Caller(None)
+        seat = seat_of(bearer, match.seat_hashes)
+        if seat is None:
+            raise Unauthorized("bad_credentials", "This bearer token is not a seat of this match.")
+        return Caller(seat)
+
+    def get_match(self, match_id: str, bearer: str | None) -> dict[str, Any]:
+        match, _ = self.load(match_id)
+        game = self.game(match.game_id)
+        return self.describe(match, game, Snapshot.of(game, match.state), self.caller(match, bearer))
+
+    def describe(self, match: Match, game: Game, snapshot: Snapshot, caller: Caller) -> dict[str, Any]:
+        """The match resource as ``caller`` may see it."""
+        body: dict[str, Any] = {
+            "match_id": match.match_id,
+            "game": match.game_id,
+            "players": match.players,
+            "options": match.options,
+            "status": snapshot.status,
+            "version": match.version,
+            "state_token": self.tokens.mint(match.match_id, match.version),
+            "to_act": snapshot.to_act,
+            "seat": caller.seat,
+            "view": game.view(match.state, caller.seat),
+            "outcome": snapshot.outcome,
+            "seed_sha256": seed_commitment(match.seed),
+            "seed_supplied": match.seed_supplied,
+            "created_at": match.created_at,
+            "updated_at": match.updated_at,
+        }
+        if snapshot.outcome is not None:
+            body["seed"] = match.seed
+        return body
+
+    def legal_actions(self, match_id: str, bearer: str | None) -> dict[str, Any]:
+        match, _ = self.load(match_id)
+        caller = self._seat_required(match, bearer)
+        game = self.game(match.game_id)
+        return {
+            "match_id": match.match_id,
+            "seat": caller.seat,
+            "version": match.version,
+            "state_token": self.tokens.mint(match.match_id, match.version),
+            "to_act": game.to_act(match.state),
+            "actions": game.legal_actions(match.state, caller.seat),
+        }
+
+    def history(self, match_id: str, bearer: str | None, cursor: int, limit: int) -> dict[str, Any]:
+        """The action log from ``cursor`` on, redacted for the caller."""
+        match, _ = self.load(match_id)
+        caller = self.caller(match, bearer)
+        game = self.game(match.game_id)
+        total = self._store(lambda: self.store.history_length(match_id))
+        raw = self._store(lambda: self.store.history(match_id, cursor, cursor + limit))
+        entries = []
+        for item in raw:
+            entry = orjson.loads(item)
+            entry["action"] = game.redact_action(entry["action"], entry["seat"], caller.seat)
+            entry["events"] = game.visible_events(entry["events"], caller.seat)
+            entries.append(entry)
+        end = cursor + len(entries)
+        return {
+            "match_id": match_id,
+            "total": total,
+            "entries": entries,
+            "next_cursor": end if end < total else None,
+        }
+
+    # -- acting ----------------------------------------------------------------------------
+
+    def act(
+        self,
+        match_id: str,
+        bearer: str | None,
+        state_token: str,
+        action: dict[str, Any],
+        idempotency_key: str | None = None,
+    ) -> ActionResult:
+        """Apply ``action`` for the bearer's seat and commit it.
+
+        A retry with the same ``idempotency_key`` (same seat, same body) gets the first
+        answer again; a race between submissions of one token lets exactly one win.
+        """
+        self._require_bearer(bearer)
+        token = self._verify_token(match_id, state_token)
+        fingerprint = hashlib.sha256(orjson.dumps([state_token, action], option=orjson.OPT_SORT_KEYS)).hexdigest()
+        # Scoped by the bearer, so one seat's key never replays another seat's answer.
+        idem = (
+            hashlib.sha256(f"{bearer}\n{idempotency_key}".encode()).hexdigest()[:40]
+            if idempotency_key is not None
+            else None
+        )
+        for _ in range(_COMMIT_ATTEMPTS):
+            match, replay = self.load(match_id, idem)
+            caller = self._seat_required(match, bearer)
+            if replay is not None:
+                return self._replay(replay, fingerprint, match.game_id)
+            game = self.game(match.game_id)
+            before = game.to_act(match.state)
+            self._check_token_version(match, token.version, caller, before)
+            rng = Rng(match.seed, match.rng)
+            try:
+                state, events = game.apply(match.state, caller.seat, action, rng)
+            except NotYourTurn as exc:
+                raise Forbidden(exc.code, exc.message, rule=exc.rule) from exc
+            except IllegalAction as exc:
+                raise self._illegal(exc) from exc
+            expected = match.version
+            snapshot = Snapshot.of(game, state)
+            match.state, match.rng = state, rng.position()
+            match.advance(caller.seat, before, snapshot.to_act)
+            body = {
+                "match_id": match.match_id,
+                "state_token": self.tokens.mint(match.match_id, match.version),
+                "version": match.version,
+                "seat": caller.seat,
+                "events": game.visible_events(events, caller.seat),
+                "view": game.view(state, caller.seat),
+                "legal_actions": game.legal_actions(state, caller.seat),
+                "to_act": snapshot.to_act,
+                "status": snapshot.status,
+                "outcome": snapshot.outcome,
+            }
+            log_entry = orjson.dumps(
+                {"version": match.version, "seat": caller.seat, "action": action, "events": events, "at": match.updated_at}
+            )
+            kept = (idem, orjson.dumps({"fingerprint": fingerprint, "body": body})) if idem else None
+            result = self._store(
+                lambda: self.store.commit(match_id, expected, match.encode(), log_entry, self.match_ttl, kept)
+            )
+            if result.committed:
+                return ActionResult(body, match.game_id)
+            if result.version < 0:
+                raise NotFound("unknown_match", f"No match {match_id!r} (it may have expired).")
+        raise self._stale(match_id, result.version)
+
+    def validate(self, match_id: str, bearer: str | None, state_token: str, action: dict[str, Any]) -> dict[str, Any]:
+        """Whether ``action`` would be accepted now, with the reason if not; changes nothing."""
+        self._require_bearer(bearer)
+        token = self._verify_token(match_id, state_token)
+        match, _ = self.load(match_id)
+        caller = self._seat_required(match, bearer)
+        game = self.game(match.game_id)
+        to_act = game.to_act(match.state)
+        self._check_token_version(match, token.version, caller, to_act)
+        answer: dict[str, Any] = {
+            "match_id": match.match_id,
+            "seat": caller.seat,
+            "version": match.version,
+            "state_token": self.tokens.mint(match.match_id, match.version),
+            "legal": True,
+        }
+        try:
+            game.check(match.state, caller.seat, action)
+        except EngineError as exc:
+            answer.update(legal=False, code=exc.code, detail=exc.message, rule=exc.rule)
+        return answer
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _verify_token(self, match_id: str, state_token: str) -> Any:
+        token = self.tokens.verify(state_token)
+        if token is None:
+            raise BadRequest("invalid_state_token", "The state token is malformed or was not issued by this referee.")
+        if token.match_id != match_id:
+            raise BadRequest("state_token_mismatch", "The state token belongs to another match.")
+        return token
+
+    @staticmethod
+    def _require_bearer(bearer: str | None) -> None:
+        if bearer is None:
+            raise Unauthorized(
+                "authentication_required", "This needs a seat: send 'Authorization: Bearer <seat token>'."
+            )
+
+    def _seat_required(self, match: Match, bearer: str | None) -> Caller:
+        self._require_bearer(bearer)
+        return self.caller(match, bearer)
+
+    def _check_token_version(self, match: Match, token_version: int, caller: Caller, to_act: list[int]) -> None:
+        if not match.accepts_token_version(token_version, caller.seat, to_act):
+            raise self._stale(match.match_id, match.version)
+
+    def _stale(self, match_id: str, version: int) -> Conflict:
+        return Conflict(
+            "stale_state_token",
+            f"The match has moved on to version {version}; fetch it and decide again.",
+            current_state_token=self.tokens.mint(match_id, version),
+            current_version=version,
+        )
+
+    @staticmethod
+    def _illegal(exc: IllegalAction) -> Unprocessable:
+        extra = {"rule": exc.rule} if exc.rule else {}
+        return Unprocessable(exc.code, exc.message, **extra)
+
+    @staticmethod
+    def _replay(kept: bytes, fingerprint: str, game_id: str) -> ActionResult:
+        stored = orjson.loads(kept)
+        if stored["fingerprint"] != fingerprint:
+            raise Unprocessable(
+                "idempotency_key_reused",
+                "This Idempotency-Key was already used with a different request body.",
+            )
+        return ActionResult(stored["body"], game_id, replayed=True)
+
+    @staticmethod
+    def _store(call: Any) -> Any:
+        try:
+            return call()
+        except StoreUnavailable as exc:
+            raise Unavailable("store_unavailable", "The match store cannot be reached; retry shortly.") from exc

@@ -1,0 +1,158 @@
+"""Matches through the real WSGI app, on the embedded store and on Redis."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import random
+import threading
+
+import orjson
+import pytest
+
+from service.engine import Rng
+from service.engine.registry import games
+from tests.support.http import MatchClient, auth
+
+
+def test_created_match_hands_out_seat_tokens_and_commits_to_its_seed(client) -> None:
+    match = MatchClient.create(client, "the-game", 3)
+    created = match.created
+    assert [s["seat"] for s in created["seats"]] == [0, 1, 2]
+    assert len({s["token"] for s in created["seats"]}) == 3
+    assert created["version"] == 0 and created["status"] == "active"
+    assert len(created["seed_sha256"]) == 64 and "seed" not in created
+    assert created["seed_supplied"] is False
+    spectator = match.get()
+    assert spectator["seat"] is None and "seats" not in spectator and "seed" not in spectator
+    assert match.get(1)["seat"] == 1
+
+
+def test_etag_is_the_state_token(client) -> None:
+    match = MatchClient.create(client, "the-game", 2)
+    response = client.get(match.url)
+    assert response.headers["ETag"] == f'"{response.get_json()["state_token"]}"'
+    cached = client.get(match.url, headers={"If-None-Match": response.headers["ETag"]})
+    assert cached.status_code == 304 and cached.headers["ETag"] == response.headers["ETag"]
+
+
+def test_a_client_seed_makes_a_reproducible_marked_match(client) -> None:
+    seed = "ab" * 32
+    one = MatchClient.create(client, "the-game", 2, seed=seed)
+    two = MatchClient.create(client, "the-game", 2, seed=seed)
+    assert one.created["seed_supplied"] is True
+    assert one.get(0)["view"] == two.get(0)["view"]
+    assert one.created["seed_sha256"] == hashlib.sha256(bytes.fromhex(seed)).hexdigest()
+
+
+@pytest.mark.parametrize("game_id", sorted(games()))
+def test_random_bots_finish_every_player_count_and_the_seed_verifies(client, game_id: str) -> None:
+    """How a new user checks us: matches played to the end over HTTP by random legal bots,
+    then the revealed seed checked against its commitment and the log replayed offline."""
+    game = games()[game_id]
+    for players in range(game.min_players, game.max_players + 1):
+        rng = random.Random(players)
+        match = MatchClient.create(client, game_id, players)
+        final = match.play_to_end(rng)
+        assert final["status"] == "finished" and final["to_act"] == []
+        outcome = final["outcome"]
+        assert len(outcome["scores"]) == len(outcome["ranks"]) == players
+        assert hashlib.sha256(bytes.fromhex(final["seed"])).hexdigest() == final["seed_sha256"]
+        assert_log_replays(client, match, final)
+
+
+def assert_log_replays(client, match: MatchClient, final: dict) -> None:
+    """The revealed seed and each seat's own log entries rebuild the final state offline."""
+    game = games()[final["game"]]
+    entries = []
+    cursor = 0
+    while cursor is not None:
+        page = client.get(f"{match.url}/history?cursor={cursor}&limit=200").get_json()
+        entries.extend(page["entries"])
+        cursor = page["next_cursor"]
+    assert [e["version"] for e in entries] == list(range(1, final["version"] + 1))
+    own = {}
+    for seat, token in enumerate(match.tokens):
+        page_cursor = 0
+        while page_cursor is not None:
+            page = client.get(f"{match.url}/history?cursor={page_cursor}&limit=200", headers=auth(token)).get_json()
+            for entry in page["entries"]:
+                if entry["seat"] == seat:
+                    own[entry["version"]] = entry["action"]
+            page_cursor = page["next_cursor"]
+    rng = Rng(final["seed"])
+    state = game.setup(final["players"], final["options"], rng)
+    for entry in entries:
+        rng = Rng(final["seed"], rng.position())
+        state, _ = game.apply(state, entry["seat"], own[entry["version"]], rng)
+    assert game.view(state, None) == final["view"]
+
+
+def test_sixteen_threads_racing_one_token_let_exactly_one_win(app) -> None:
+    match = MatchClient.create(app.test_client(), "the-game", 2)
+    seat = match.created["to_act"][0]
+    legal = match.legal(seat)
+    barrier = threading.Barrier(16)
+    statuses: list[int] = []
+
+    def submit(i: int) -> None:
+        client = app.test_client()
+        barrier.wait()
+        response = client.post(
+            f"{match.url}/actions",
+            json={"state_token": legal["state_token"], "action": legal["actions"][i % len(legal["actions"])]},
+            headers=auth(match.tokens[seat]),
+        )
+        statuses.append(response.status_code)
+
+    threads = [threading.Thread(target=submit, args=(i,)) for i in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(statuses) == [200] + [409] * 15
+    after = match.get()
+    assert after["version"] == 1
+    history = app.test_client().get(f"{match.url}/history").get_json()
+    assert history["total"] == 1
+
+
+def test_history_pages_and_metrics_count_moves(client) -> None:
+    match = MatchClient.create(client, "the-game", 1)
+    rng = random.Random(3)
+    for _ in range(5):
+        legal = match.legal(0)
+        assert match.act(0, legal["state_token"], rng.choice(legal["actions"])).status_code == 200
+    first = client.get(f"{match.url}/history?limit=2").get_json()
+    assert first["total"] == 5 and len(first["entries"]) == 2 and first["next_cursor"] == 2
+    last = client.get(f"{match.url}/history?cursor=4&limit=2").get_json()
+    assert [e["version"] for e in last["entries"]] == [5] and last["next_cursor"] is None
+    metrics = client.get("/metrics").data.decode()
+    assert 'referee_moves_total{game="the-game"}' in metrics
+
+
+def test_health_readiness_and_request_ids(client, store_kind: str) -> None:
+    assert client.get("/healthz").get_json() == {"status": "ok"}
+    ready = client.get("/readyz").get_json()
+    assert ready == {"status": "ok", "store": "redis" if store_kind == "redis" else "embedded"}
+    echoed = client.get("/healthz", headers={"X-Request-ID": "req-42"})
+    assert echoed.headers["X-Request-ID"] == "req-42"
+    assert len(client.get("/healthz").headers["X-Request-ID"]) == 32
+
+
+def test_access_log_is_one_json_line_per_request(app_config, caplog) -> None:
+    from service import create_app
+    from service.observability import JsonLineFormatter
+
+    app = create_app({**app_config, "REFEREE_ACCESS_LOG": "1"})
+    logger = logging.getLogger("referee")
+    logger.addHandler(caplog.handler)
+    try:
+        app.test_client().get("/healthz", headers={"X-Request-ID": "log-me"})
+    finally:
+        logger.removeHandler(caplog.handler)
+    records = [r for r in caplog.records if r.name == "referee.access"]
+    assert len(records) == 1
+    line = orjson.loads(JsonLineFormatter().format(records[0]))
+    assert line["request_id"] == "log-me" and line["status"] == 200 and line["path"] == "/healthz"
+    assert line["method"] == "GET" and line["level"] == "info" and "ms" in line

@@ -1,0 +1,70 @@
+"""Shared fixtures: the two stores, apps over each, and hypothesis profiles.
+
+Redis tests use database 15 of ``REFEREE_TEST_REDIS_URL`` (default
+``redis://127.0.0.1:6379/15``). Without a reachable Redis they are skipped, unless
+``REFEREE_REQUIRE_REDIS=1`` (as in CI), which makes a missing Redis fail the run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+import redis
+from hypothesis import HealthCheck, settings
+
+from service.store import MemoryStore, RedisStore
+
+settings.register_profile("default", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+REDIS_URL = os.environ.get("REFEREE_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+def redis_available() -> bool:
+    try:
+        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1).ping()
+    except redis.exceptions.ConnectionError:
+        return False
+    return True
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    if not redis_available():
+        if os.environ.get("REFEREE_REQUIRE_REDIS") == "1":
+            pytest.fail(f"REFEREE_REQUIRE_REDIS=1 but no Redis answers at {REDIS_URL}")
+        pytest.skip(f"no Redis at {REDIS_URL}")
+    return REDIS_URL
+
+
+@pytest.fixture(params=["embedded", "redis"])
+def store_kind(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture
+def store(store_kind: str, request: pytest.FixtureRequest) -> Iterator[MemoryStore | RedisStore]:
+    if store_kind == "embedded":
+        yield MemoryStore()
+    else:
+        yield RedisStore.from_url(request.getfixturevalue("redis_url"))
+
+
+@pytest.fixture
+def app_config(store_kind: str, request: pytest.FixtureRequest) -> dict[str, str]:
+    url = request.getfixturevalue("redis_url") if store_kind == "redis" else ""
+    return {"REDIS_URL": url, "REFEREE_SECRET": "test-secret", "REFEREE_RATE_LIMIT": "", "REFEREE_ACCESS_LOG": "0"}
+
+
+@pytest.fixture
+def app(app_config: dict[str, str]):
+    from service import create_app
+
+    return create_app(app_config)
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
