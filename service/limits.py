@@ -45,7 +45,14 @@ def install(app: Flask, settings: Settings, exempt: set[str]) -> None:
     if not settings.rate_limit:
         return
     limits = parse_many(settings.rate_limit)
-    limiter = FixedWindowRateLimiter(storage_from_string(settings.redis_url or "memory://"))
+    if settings.redis_url:
+        timeout = settings.store_timeout_seconds
+        storage = storage_from_string(
+            settings.redis_url, socket_timeout=timeout, socket_connect_timeout=timeout
+        )
+    else:
+        storage = storage_from_string("memory://")
+    limiter = FixedWindowRateLimiter(storage)
 
     @app.before_request
     def check_rate_limit() -> None:
