@@ -1,0 +1,695 @@
+"""Halunken und Spelunken (Alex Randolph, Kosmos): introductory, standard and two-player games.
+
+The board is a ring of 14 spaces (0..13, clockwise), one in front of each tavern. Seats are
+clockwise in seat order. Pirate cards are strings ``"<colour>-<value>"``; movement cards are
+the integers 1..7 (1..12 for Black Jack's standard deck) and the string ``"rum"``.
+
+A round: (auction for Black Jack) -> secret simultaneous choice of movement cards -> reveal ->
+cancelling of equal cards -> a Rum value -> captains who stay take a card -> pieces move lowest
+card first (landing, stealing, pushing) -> (Black Jack's own move in the standard game).
+Everything is driven by a queue of small steps in the state; a step that needs a decision
+sets ``pending`` and the match waits for that seat.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.engine import ActionType, Game, IllegalAction, InvalidOptions, Option, Rng, load_seed
+
+GAME_ID = "halunken-und-spelunken"
+INTRO, STANDARD, TWO = "introductory", "standard", "two-player"
+BJ = "bj"
+
+
+def _data() -> dict[str, Any]:
+    return load_seed(GAME_ID, "game")
+
+
+def _card_value(card: str) -> int:
+    return int(card.rsplit("-", 1)[1])
+
+
+def _card_colour(card: str) -> str:
+    return card.rsplit("-", 1)[0]
+
+
+def _card_key(card: str) -> tuple[int, int]:
+    """Order of pirate cards for the start cards: value, then colour (yellow > green > purple > red)."""
+    return (_card_value(card), _data()["colour_rank"].index(_card_colour(card)))
+
+
+def score_collection(cards: list[str]) -> dict[str, Any]:
+    """Total value, with the colour the player holds most of doubled (best colour on a tie)."""
+    by_colour: dict[str, list[int]] = {}
+    for card in cards:
+        by_colour.setdefault(_card_colour(card), []).append(_card_value(card))
+    total = sum(_card_value(c) for c in cards)
+    doubled = None
+    bonus = 0
+    if by_colour:
+        most = max(len(v) for v in by_colour.values())
+        for colour in reversed(_data()["colour_rank"]):  # yellow first: deterministic on equal sums
+            values = by_colour.get(colour, [])
+            if len(values) == most and sum(values) > bonus:
+                doubled, bonus = colour, sum(values)
+    return {
+        "score": total + bonus,
+        "face_value": total,
+        "doubled_colour": doubled,
+        "doubled_bonus": bonus,
+        "cards_by_colour": {c: len(v) for c, v in sorted(by_colour.items())},
+    }
+
+
+_CARD = {"type": "string", "pattern": "^(red|purple|green|yellow)-[0-9]+$"}
+_SPACE = {"type": "integer", "minimum": 0, "maximum": 13}
+
+
+class HalunkenUndSpelunken(Game):
+    id = GAME_ID
+    title = "Halunken und Spelunken"
+    min_players = 2
+    max_players = 4
+    options = (
+        Option(
+            "variant",
+            "enum",
+            STANDARD,
+            "introductory (no Black Jack, 3-4 players), standard (with Black Jack, 3-4 players) "
+            "or two-player (the rulebook's variant for 2 players).",
+            choices=(INTRO, STANDARD, TWO),
+            default_for=lambda n: TWO if n == 2 else STANDARD,
+        ),
+    )
+    action_types = (
+        ActionType("place_captain", "Set-up: place your captain on a free space and take the top card of its tavern.", {"space": _SPACE}),
+        ActionType("place_black_jack", "Set-up (holder of the lowest start card): place Black Jack on a free space.", {"space": _SPACE}),
+        ActionType("bid", "Auction: offer one of your pirate cards for Black Jack (takes back your previous offer).", {"card": _CARD}),
+        ActionType("pass", "Auction: pass (you are out of this auction).", {}),
+        ActionType("play", "Commit one movement card from your hand, face down.", {"card": {"enum": [1, 2, 3, 4, 5, 6, 7, "rum"]}}),
+        ActionType(
+            "play_black_jack",
+            "Two-player variant, Black Jack's controller: commit a movement card from Black Jack's deck, face down.",
+            {"card": {"enum": [1, 2, 3, 4, 5, 6, 7, "rum"]}},
+        ),
+        ActionType("rum", "Declare the movement value of your Rum card (1-7, not revealed by another piece this round).", {"value": {"type": "integer", "minimum": 1, "maximum": 7}}),
+        ActionType("steal", "Take this card from the captain you robbed.", {"card": _CARD}),
+        ActionType("give", "Robbed by the unowned Black Jack: choose the card you hand to the harbour.", {"card": _CARD}),
+        ActionType("take_harbour", "Landed on Black Jack: take this card from the harbour.", {"card": _CARD}),
+    )
+
+    # -- options -------------------------------------------------------------------------
+
+    def check_options(self, players: int, options: dict[str, Any]) -> None:
+        variant = options["variant"]
+        if players == 2 and variant != TWO:
+            raise InvalidOptions(
+                "invalid_option",
+                f"The {variant} game is for 3 or 4 players; with 2 players the rulebook plays "
+                "the two-player variant.",
+            )
+        if players > 2 and variant == TWO:
+            raise InvalidOptions(
+                "invalid_option", "The two-player variant is for exactly 2 players."
+            )
+
+    # -- set-up --------------------------------------------------------------------------
+
+    def setup(self, players: int, options: dict[str, Any], rng: Rng) -> dict[str, Any]:
+        data = _data()
+        variant = options["variant"]
+        deck = [f"{colour}-{v}" for colour, values in data["pirates"].items() for v in values]
+        rng.shuffle(deck)
+        per = data["cards_per_tavern"]
+        taverns = [deck[i * per : (i + 1) * per] for i in range(data["spaces"])]
+        bj_deck: list[Any] = []
+        if variant == STANDARD:
+            bj_deck = list(data["black_jack_movement"])
+        elif variant == TWO:
+            bj_deck = list(data["two_player_black_jack_movement"])
+        rng.shuffle(bj_deck)
+        return {
+            "players": players,
+            "variant": variant,
+            "round": 0,
+            "phase": "place_captain",
+            "placer": 0,
+            "taverns_open": False,
+            "taverns": taverns,
+            "pos": [None] * players,
+            "bj": None,
+            "collections": [[] for _ in range(players)],
+            "start_cards": [None] * players,
+            "hands": [list(data["captain_movement"]) for _ in range(players)],
+            "played": [[] for _ in range(players)],
+            "commits": [None] * players,
+            "bj_commit": None,
+            "bj_deck": bj_deck,
+            "bj_used": [],
+            "harbour": [],
+            "controller": None,
+            "last_controller": None,
+            "auction": None,
+            "reveal": None,
+            "queue": [],
+            "pending": None,
+        }
+
+    # -- whose turn ----------------------------------------------------------------------
+
+    def to_act(self, state: dict[str, Any]) -> list[int]:
+        phase = state["phase"]
+        if phase == "place_captain":
+            return [state["placer"]]
+        if phase == "place_black_jack":
+            return [self._lowest_start(state)]
+        if phase == "auction":
+            return [state["auction"]["turn"]]
+        if phase == "choose":
+            seats = [s for s in range(state["players"]) if state["commits"][s] is None]
+            c = state["controller"]
+            if state["variant"] == TWO and c is not None and state["bj_commit"] is None and c not in seats:
+                seats = sorted(seats + [c])
+            return seats
+        if phase == "resolve" and state["pending"] is not None:
+            return [state["pending"]["seat"]]
+        return []
+
+    def legal_actions(self, state: dict[str, Any], seat: int) -> list[dict[str, Any]]:
+        if seat not in self.to_act(state):
+            return []
+        phase = state["phase"]
+        if phase == "place_captain":
+            return [{"type": "place_captain", "space": s} for s in self._free_spaces(state)]
+        if phase == "place_black_jack":
+            return [{"type": "place_black_jack", "space": s} for s in self._free_spaces(state)]
+        if phase == "auction":
+            return [{"type": "pass"}] + [{"type": "bid", "card": c} for c in self._biddable(state, seat)]
+        if phase == "choose":
+            out: list[dict[str, Any]] = []
+            if state["commits"][seat] is None:
+                out += [{"type": "play", "card": c} for c in state["hands"][seat]]
+            if state["variant"] == TWO and seat == state["controller"] and state["bj_commit"] is None:
+                out += [{"type": "play_black_jack", "card": c} for c in self._sorted_moves(state["bj_deck"])]
+            return out
+        return self._pending_actions(state)
+
+    def _pending_actions(self, state: dict[str, Any]) -> list[dict[str, Any]]:
+        p = state["pending"]
+        kind = p["kind"]
+        if kind == "rum":
+            return [{"type": "rum", "value": v} for v in range(1, 8) if v not in p["forbidden"]]
+        if kind == "steal":
+            return [{"type": "steal", "card": c} for c in state["collections"][p["victim"]]]
+        if kind == "give":
+            return [{"type": "give", "card": c} for c in state["collections"][p["seat"]]]
+        # kind == "harbour": take a harbour card, or (two-player) rob the controller instead
+        out = [{"type": "take_harbour", "card": c} for c in state["harbour"]]
+        if p.get("victim") is not None:
+            out += [{"type": "steal", "card": c} for c in state["collections"][p["victim"]]]
+        return out
+
+    # -- helpers -------------------------------------------------------------------------
+
+    @staticmethod
+    def _sorted_moves(cards: list[Any]) -> list[Any]:
+        return sorted(cards, key=lambda c: 99 if c == "rum" else c)
+
+    def _free_spaces(self, state: dict[str, Any], ignore: int | None = None) -> list[int]:
+        taken = {p for i, p in enumerate(state["pos"]) if p is not None and i != ignore}
+        if state["bj"] is not None:
+            taken.add(state["bj"])
+        return [s for s in range(_data()["spaces"]) if s not in taken]
+
+    def _next_free(self, state: dict[str, Any], start: int, ignore: int | None = None, bj_counts: bool = True) -> int:
+        """The first free space clockwise after ``start``."""
+        n = _data()["spaces"]
+        taken = {p for i, p in enumerate(state["pos"]) if p is not None and i != ignore}
+        if bj_counts and state["bj"] is not None:
+            taken.add(state["bj"])
+        for k in range(1, n + 1):
+            s = (start + k) % n
+            if s not in taken:
+                return s
+        raise AssertionError("no free space")  # pragma: no cover - at most 5 pieces on 14 spaces
+
+    def _captain_at(self, state: dict[str, Any], space: int, ignore: int | None = None) -> int | None:
+        for i, p in enumerate(state["pos"]):
+            if p == space and i != ignore:
+                return i
+        return None
+
+    def _lowest_start(self, state: dict[str, Any]) -> int:
+        cards = state["start_cards"]
+        return min(range(state["players"]), key=lambda s: _card_key(cards[s]))
+
+    def _highest_start(self, state: dict[str, Any]) -> int:
+        cards = state["start_cards"]
+        return max(range(state["players"]), key=lambda s: _card_key(cards[s]))
+
+    def _biddable(self, state: dict[str, Any], seat: int) -> list[str]:
+        high = state["auction"]["high_card"]
+        floor = -1 if high is None else _card_value(high)
+        two = state["variant"] == TWO
+        cards = [
+            c for c in state["collections"][seat]
+            if _card_value(c) > floor or (two and _card_value(c) == floor)
+        ]
+        return sorted(cards, key=_card_key)
+
+    @staticmethod
+    def _take_tavern(state: dict[str, Any], seat: int, space: int, events: list[dict[str, Any]]) -> None:
+        stack = state["taverns"][space]
+        if not stack:
+            events.append({"type": "tavern_empty", "seat": seat, "space": space})
+            return
+        card = stack.pop(0)
+        state["collections"][seat].append(card)
+        events.append({"type": "took_tavern_card", "seat": seat, "space": space, "card": card,
+                       "next_top": stack[0] if stack and state["taverns_open"] else None})
+
+    # -- perform -------------------------------------------------------------------------
+
+    def perform(self, state: dict[str, Any], seat: int, action: dict[str, Any], rng: Rng):
+        events: list[dict[str, Any]] = []
+        kind = action["type"]
+        if kind == "place_captain":
+            self._place_captain(state, seat, action["space"], events)
+        elif kind == "place_black_jack":
+            state["bj"] = action["space"]
+            events.append({"type": "black_jack_placed", "seat": seat, "space": action["space"]})
+            self._start_round(state, events)
+        elif kind in ("bid", "pass"):
+            self._auction_step(state, seat, action, events)
+        elif kind == "play":
+            state["commits"][seat] = action["card"]
+            events.append({"type": "committed", "seat": seat})
+            self._maybe_reveal(state, events)
+        elif kind == "play_black_jack":
+            state["bj_commit"] = action["card"]
+            events.append({"type": "committed_black_jack", "seat": seat})
+            self._maybe_reveal(state, events)
+        else:
+            self._resolve_pending(state, seat, action, events)
+        if state["phase"] == "resolve":
+            self._run(state, events, rng)
+        return state, events
+
+    def _place_captain(self, state, seat, space, events) -> None:
+        state["pos"][seat] = space
+        events.append({"type": "captain_placed", "seat": seat, "space": space})
+        stack = state["taverns"][space]
+        if stack:
+            card = stack.pop(0)
+            state["collections"][seat].append(card)
+            state["start_cards"][seat] = card
+            events.append({"type": "start_card", "seat": seat, "card": card})
+        if seat + 1 < state["players"]:
+            state["placer"] = seat + 1
+            return
+        state["placer"] = None
+        state["taverns_open"] = True
+        events.append({"type": "taverns_revealed",
+                       "tops": [t[0] if t else None for t in state["taverns"]]})
+        if state["variant"] == INTRO:
+            self._start_round(state, events)
+        else:
+            state["phase"] = "place_black_jack"
+
+    def _start_round(self, state, events) -> None:
+        state["round"] += 1
+        state["controller"] = None
+        state["commits"] = [None] * state["players"]
+        state["bj_commit"] = None
+        state["reveal"] = None
+        events.append({"type": "round_started", "round": state["round"]})
+        if state["variant"] == INTRO:
+            state["phase"] = "choose"
+            return
+        starter = state["last_controller"]
+        if starter is None:
+            starter = self._highest_start(state)
+        state["phase"] = "auction"
+        state["auction"] = {
+            "starter": starter, "turn": starter, "high_card": None, "high_seat": None,
+            "out": [False] * state["players"],
+        }
+
+    def _auction_step(self, state, seat, action, events) -> None:
+        a = state["auction"]
+        n = state["players"]
+        if action["type"] == "bid":
+            a["high_card"], a["high_seat"] = action["card"], seat
+            events.append({"type": "bid", "seat": seat, "card": action["card"]})
+        else:
+            a["out"][seat] = True
+            events.append({"type": "passed", "seat": seat})
+        active = [s for s in range(n) if not a["out"][s]]
+        over = (a["high_seat"] is None and not active) or (
+            a["high_seat"] is not None and active == [a["high_seat"]]
+        )
+        if not over:
+            t = seat
+            while True:
+                t = (t + 1) % n
+                if not a["out"][t]:
+                    break
+            a["turn"] = t
+            return
+        winner = a["high_seat"]
+        if winner is not None:
+            card = a["high_card"]
+            state["collections"][winner].remove(card)
+            state["harbour"].append(card)
+            state["controller"] = winner
+            state["last_controller"] = winner
+            events.append({"type": "auction_won", "seat": winner, "card": card})
+        else:
+            events.append({"type": "auction_no_bids"})
+        state["phase"] = "choose"
+
+    def _maybe_reveal(self, state, events) -> None:
+        if any(c is None for c in state["commits"]):
+            return
+        two = state["variant"] == TWO
+        if two and state["controller"] is not None and state["bj_commit"] is None:
+            return
+        cards: dict[str, Any] = {}
+        for s, card in enumerate(state["commits"]):
+            state["hands"][s].remove(card)
+            state["played"][s].append(card)
+            cards[str(s)] = card
+        if two:
+            if state["controller"] is not None:
+                bj_card = state["bj_commit"]
+                state["bj_deck"].remove(bj_card)
+            else:
+                bj_card = state["bj_deck"].pop(0)
+            state["bj_used"].append(bj_card)
+            cards[BJ] = bj_card
+        state["commits"] = [None] * state["players"]
+        state["bj_commit"] = None
+        counts: dict[str, int] = {}
+        for c in cards.values():
+            counts[str(c)] = counts.get(str(c), 0) + 1
+        cancelled = [k for k, c in cards.items() if counts[str(c)] > 1]
+        values = {k: (None if c == "rum" else c) for k, c in cards.items() if k not in cancelled}
+        state["reveal"] = {"cards": cards, "cancelled": cancelled, "values": values}
+        events.append({"type": "revealed", "cards": cards, "cancelled": cancelled})
+        state["phase"] = "resolve"
+        state["queue"] = [{"op": "order"}]
+        rum = [k for k, c in cards.items() if c == "rum" and k not in cancelled]
+        if rum:
+            key = rum[0]
+            forbidden = sorted({c for k, c in cards.items() if k != key and c != "rum"})
+            decider = state["controller"] if key == BJ else int(key)
+            if decider is None:  # the unowned Black Jack drew the Rum: lowest value still free
+                value = min(v for v in range(1, 8) if v not in forbidden)
+                values[BJ] = value
+                events.append({"type": "rum_value", "piece": BJ, "value": value})
+            else:
+                state["pending"] = {"kind": "rum", "seat": decider, "piece": key, "forbidden": forbidden}
+
+    # -- the resolution queue --------------------------------------------------------------
+
+    def _set_pending(self, state, pending, events) -> None:
+        """Ask for a decision, or resolve it at once when there is no choice."""
+        state["pending"] = pending
+        options = self._pending_actions(state)
+        if not options:
+            state["pending"] = None
+        elif len(options) == 1:
+            self._resolve_pending(state, pending["seat"], options[0], events)
+
+    def _run(self, state, events, rng) -> None:
+        while state["pending"] is None and state["phase"] == "resolve":
+            if not state["queue"]:
+                raise AssertionError("resolution queue ran dry")  # pragma: no cover
+            op = state["queue"].pop(0)
+            getattr(self, "_op_" + op["op"])(state, op, events)
+
+    def _op_order(self, state, op, events) -> None:
+        r = state["reveal"]
+        queue: list[dict[str, Any]] = []
+        for key in r["cancelled"]:
+            if key != BJ:
+                queue.append({"op": "stay", "seat": int(key)})
+        movers = sorted(r["values"].items(), key=lambda kv: kv[1])
+        for key, value in movers:
+            queue.append({"op": "move", "piece": key, "steps": value})
+        if state["variant"] == STANDARD:
+            queue.append({"op": "black_jack_turn"})
+        queue.append({"op": "end_round"})
+        state["queue"] = queue
+
+    def _op_stay(self, state, op, events) -> None:
+        seat = op["seat"]
+        events.append({"type": "stayed", "seat": seat, "space": state["pos"][seat]})
+        self._take_tavern(state, seat, state["pos"][seat], events)
+
+    def _op_move(self, state, op, events) -> None:
+        if op["piece"] == BJ:
+            self._move_black_jack(state, op["steps"], events)
+            return
+        seat = int(op["piece"])
+        n = _data()["spaces"]
+        start = state["pos"][seat]
+        dest = (start + op["steps"]) % n
+        state["pos"][seat] = dest
+        events.append({"type": "captain_moved", "seat": seat, "from_space": start, "to_space": dest, "steps": op["steps"]})
+        self._take_tavern(state, seat, dest, events)
+        other = self._captain_at(state, dest, ignore=seat)
+        if other is not None:
+            state["queue"][0:0] = [{"op": "rob_landing", "seat": seat, "victim": other},
+                                   {"op": "push", "seat": other}]
+        elif state["bj"] == dest:
+            state["queue"][0:0] = [{"op": "land_on_black_jack", "seat": seat}, {"op": "push_black_jack"}]
+
+    def _op_rob_landing(self, state, op, events) -> None:
+        thief, victim = op["seat"], op["victim"]
+        cols = state["collections"]
+        if len(cols[thief]) <= len(cols[victim]) and cols[victim]:
+            self._set_pending(state, {"kind": "steal", "seat": thief, "victim": victim}, events)
+        else:
+            events.append({"type": "no_robbery", "seat": thief, "victim": victim,
+                           "reason": "the newcomer holds more pirate cards" if cols[victim] else "nothing to take"})
+
+    def _op_push(self, state, op, events) -> None:
+        seat = op["seat"]
+        start = state["pos"][seat]
+        dest = self._next_free(state, start, ignore=seat)
+        state["pos"][seat] = dest
+        events.append({"type": "captain_pushed", "seat": seat, "from_space": start, "to_space": dest})
+
+    def _op_land_on_black_jack(self, state, op, events) -> None:
+        seat = op["seat"]
+        pending: dict[str, Any] = {"kind": "harbour", "seat": seat, "victim": None}
+        c = state["controller"]
+        cols = state["collections"]
+        if state["variant"] == TWO and c is not None and c != seat and cols[c] and len(cols[seat]) <= len(cols[c]):
+            pending["victim"] = c
+        self._set_pending(state, pending, events)
+
+    def _op_push_black_jack(self, state, op, events) -> None:
+        start = state["bj"]
+        dest = self._next_free(state, start)
+        state["bj"] = dest
+        events.append({"type": "black_jack_pushed", "from_space": start, "to_space": dest})
+
+    def _op_black_jack_turn(self, state, op, events) -> None:
+        card = state["bj_deck"].pop(0)
+        state["bj_used"].append(card)
+        events.append({"type": "black_jack_card", "card": card, "controller": state["controller"]})
+        self._move_black_jack(state, card, events)
+
+    def _move_black_jack(self, state, steps: int, events) -> None:
+        n = _data()["spaces"]
+        start = state["bj"]
+        overtaken: list[int] = []
+        space = start
+        for k in range(steps):
+            space = (space + 1) % n
+            who = self._captain_at(state, space)
+            if who is not None and k < steps - 1:
+                overtaken.append(who)
+        who = self._captain_at(state, space)
+        while who is not None:  # ends on a captain: on to the first free space
+            overtaken.append(who)
+            space = (space + 1) % n
+            who = self._captain_at(state, space)
+        state["bj"] = space
+        c = state["controller"]
+        events.append({"type": "black_jack_moved", "from_space": start, "to_space": space, "steps": steps,
+                       "overtaken": overtaken, "controller": c})
+        victims = [v for v in overtaken if v != c]
+        state["queue"][0:0] = [{"op": "rob_black_jack", "victim": v} for v in victims]
+
+    def _op_rob_black_jack(self, state, op, events) -> None:
+        victim = op["victim"]
+        cols = state["collections"]
+        c = state["controller"]
+        if not cols[victim]:
+            events.append({"type": "no_robbery", "seat": c, "victim": victim, "reason": "nothing to take"})
+            return
+        if c is None:
+            self._set_pending(state, {"kind": "give", "seat": victim}, events)
+        elif len(cols[c]) <= len(cols[victim]):
+            self._set_pending(state, {"kind": "steal", "seat": c, "victim": victim}, events)
+        else:
+            events.append({"type": "no_robbery", "seat": c, "victim": victim,
+                           "reason": "the victim holds fewer pirate cards than Black Jack's controller"})
+
+    def _op_end_round(self, state, op, events) -> None:
+        state["reveal"] = None
+        if state["round"] >= _data()["rounds"]:
+            state["phase"] = "over"
+            state["controller"] = None
+            events.append({"type": "game_over", "outcome": self.outcome(state)})
+            return
+        self._start_round(state, events)
+
+    def _resolve_pending(self, state, seat, action, events) -> None:
+        p = state["pending"]
+        state["pending"] = None
+        kind = action["type"]
+        cols = state["collections"]
+        if kind == "rum":
+            state["reveal"]["values"][p["piece"]] = action["value"]
+            events.append({"type": "rum_value", "piece": p["piece"] if p["piece"] == BJ else int(p["piece"]),
+                           "seat": seat, "value": action["value"]})
+        elif kind == "steal":
+            victim = p["victim"]
+            cols[victim].remove(action["card"])
+            cols[seat].append(action["card"])
+            events.append({"type": "stole", "seat": seat, "victim": victim, "card": action["card"]})
+        elif kind == "give":
+            cols[seat].remove(action["card"])
+            state["harbour"].append(action["card"])
+            events.append({"type": "robbed_by_black_jack", "seat": seat, "card": action["card"]})
+        elif kind == "take_harbour":
+            state["harbour"].remove(action["card"])
+            cols[seat].append(action["card"])
+            events.append({"type": "took_harbour_card", "seat": seat, "card": action["card"]})
+
+    # -- views, outcome, history -----------------------------------------------------------
+
+    def view(self, state: dict[str, Any], seat: int | None) -> dict[str, Any]:
+        open_ = state["taverns_open"]
+        taverns = [
+            {"space": i, "top": (t[0] if t and open_ else None), "cards": len(t)}
+            for i, t in enumerate(state["taverns"])
+        ]
+        n = state["players"]
+        v: dict[str, Any] = {
+            "variant": state["variant"],
+            "players": n,
+            "round": state["round"],
+            "rounds": _data()["rounds"],
+            "phase": state["phase"],
+            "to_act": self.to_act(state),
+            "captains": list(state["pos"]),
+            "black_jack": state["bj"],
+            "taverns": taverns,
+            "collections": [list(c) for c in state["collections"]],
+            "card_counts": [len(c) for c in state["collections"]],
+            "start_cards": list(state["start_cards"]),
+            "harbour": list(state["harbour"]),
+            "played": [list(p) for p in state["played"]],
+            "hand_sizes": [len(h) for h in state["hands"]],
+            "committed": [c is not None for c in state["commits"]],
+            "controller": state["controller"],
+            "last_controller": state["last_controller"],
+            "reveal": None if state["reveal"] is None else {
+                "cards": dict(state["reveal"]["cards"]),
+                "cancelled": list(state["reveal"]["cancelled"]),
+                "values": dict(state["reveal"]["values"]),
+            },
+            "pending": None,
+        }
+        if state["variant"] != INTRO:
+            bj: dict[str, Any] = {"cards": len(state["bj_deck"]), "used": list(state["bj_used"])}
+            if state["variant"] == TWO:
+                # the two-player deck's contents are public (its 8 cards are known and used ones are
+                # revealed); a committed card stays in it until the reveal, so nothing leaks.
+                bj["remaining"] = self._sorted_moves(state["bj_deck"])
+                bj["committed"] = state["bj_commit"] is not None
+            v["black_jack_deck"] = bj
+        if state["auction"] is not None and state["phase"] == "auction":
+            v["auction"] = dict(state["auction"], out=list(state["auction"]["out"]))
+        if state["pending"] is not None:
+            p = state["pending"]
+            v["pending"] = {k: (list(x) if isinstance(x, list) else x) for k, x in p.items()}
+        if seat is not None:
+            v["seat"] = seat
+            v["hand"] = self._sorted_moves(state["hands"][seat])
+            v["my_commit"] = state["commits"][seat]
+            if state["variant"] == TWO and seat == state["controller"]:
+                v["my_black_jack_commit"] = state["bj_commit"]
+        return v
+
+    def outcome(self, state: dict[str, Any]):
+        if state["phase"] != "over":
+            return None
+        details = [score_collection(c) for c in state["collections"]]
+        scores = [d["score"] for d in details]
+        ranks = [1 + sum(1 for o in scores if o > s) for s in scores]
+        best = max(scores)
+        return {
+            "scores": scores,
+            "ranks": ranks,
+            "winners": [i for i, s in enumerate(scores) if s == best],
+            "detail": {"seats": details},
+        }
+
+    def redact_action(self, action: dict[str, Any], actor: int, viewer: int | None) -> dict[str, Any]:
+        if action.get("type") in ("play", "play_black_jack") and viewer != actor:
+            return {"type": action["type"], "card": None}
+        return action
+
+    # -- reasons ---------------------------------------------------------------------------
+
+    def check(self, state: dict[str, Any], seat: int, action: dict[str, Any]) -> None:
+        super().check(state, seat, action)
+        # Python's True == 1 and 1.0 == 1 must not sneak a boolean or float into the state
+        if any(type(v) in (bool, float) for v in action.values()):
+            raise IllegalAction("bad_action", "Card values and spaces are JSON integers or strings.")
+
+    def explain(self, state: dict[str, Any], seat: int, action: dict[str, Any]) -> IllegalAction:
+        kind = action.get("type")
+        phase = state["phase"]
+        expected = {
+            "place_captain": ("place_captain",),
+            "place_black_jack": ("place_black_jack",),
+            "auction": ("bid", "pass"),
+            "choose": ("play", "play_black_jack"),
+        }.get(phase)
+        if expected is None and state["pending"] is not None:
+            expected = {"rum": ("rum",), "steal": ("steal",), "give": ("give",),
+                        "harbour": ("take_harbour", "steal")}[state["pending"]["kind"]]
+        if expected is not None and kind not in expected:
+            return IllegalAction("wrong_phase", f"Now ({phase}) the legal action types are: {', '.join(expected)}.")
+        if kind in ("place_captain", "place_black_jack"):
+            return IllegalAction("space_occupied", "Pieces are placed on a free space in front of a tavern (0-13) only.")
+        if kind == "bid":
+            card = action.get("card")
+            if card not in state["collections"][seat]:
+                return IllegalAction("card_not_owned", "You can bid only one of your own pirate cards.")
+            if state["variant"] == TWO:
+                return IllegalAction("bid_too_low", "In the two-player variant a bid must be at least as high as the current one.")
+            return IllegalAction("bid_too_low", "A raise must be a card of higher value than the current bid.")
+        if kind == "play":
+            if state["commits"][seat] is not None:
+                return IllegalAction("already_committed", "You have already committed your movement card for this round.")
+            return IllegalAction("card_not_in_hand", "You can play only a movement card still in your hand.")
+        if kind == "play_black_jack":
+            if state["variant"] != TWO or seat != state["controller"]:
+                return IllegalAction("not_controller", "Only Black Jack's controller in the two-player variant chooses its card.")
+            if state["bj_commit"] is not None:
+                return IllegalAction("already_committed", "Black Jack's card is already committed this round.")
+            return IllegalAction("card_not_in_deck", "That card is no longer in Black Jack's deck.")
+        if kind == "rum":
+            return IllegalAction("rum_value_taken", "Rum must take a value from 1 to 7 that no other piece revealed this round.")
+        if kind in ("steal", "give", "take_harbour"):
+            return IllegalAction("card_not_available", "That card is not among the cards you may take or give now.")
+        return super().explain(state, seat, action)
