@@ -22,8 +22,6 @@ class Settings:
     match_ttl_seconds: int
     max_body_bytes: int
     rate_limit: str
-    action_rate_limit: str
-    history_page_max: int
     store_timeout_seconds: float
     access_log: bool
 
@@ -43,8 +41,6 @@ class Settings:
             match_ttl_seconds=int(env.get("REFEREE_MATCH_TTL", 7 * 24 * 3600)),
             max_body_bytes=int(env.get("REFEREE_MAX_BODY_BYTES", 64 * 1024)),
             rate_limit=env.get("REFEREE_RATE_LIMIT", "6000 per minute"),
-            action_rate_limit=env.get("REFEREE_ACTION_RATE_LIMIT", "100 per second"),
-            history_page_max=int(env.get("REFEREE_HISTORY_PAGE_MAX", 200)),
             store_timeout_seconds=float(env.get("REFEREE_STORE_TIMEOUT", 2.0)),
             access_log=env.get("REFEREE_ACCESS_LOG", "1") != "0",
         )

@@ -129,6 +129,12 @@ def test_422_illegal_actions_name_the_rule_and_change_nothing(match: MatchClient
     problem(match.act(seat, token, {"type": "teleport"}), 422, "unknown_action_type")
     legal = match.legal(seat)["actions"][0]
     problem(match.act(seat, token, {**legal, "extra": 1}), 422, "bad_action")
+    early = problem(match.act(seat, token, {"type": "end_turn"}), 422, "minimum_not_met")
+    assert early["rule"] == "minimum cards per turn" and "at least 2" in early["detail"]
+    hand = match.get(seat)["view"]["hand"]
+    missing = next(card for card in range(2, 100) if card not in hand)
+    not_held = problem(match.act(seat, token, {"type": "play", "card": missing, "pile": 0}), 422, "card_not_in_hand")
+    assert not_held["rule"] == "own hand"
     unchanged(match, before)
 
 

@@ -164,7 +164,7 @@ class TheGame(Game):
         if action["type"] == "end_turn":
             need = self.minimum(state)
             return IllegalAction(
-                "illegal_action",
+                "minimum_not_met",
                 f"You must lay at least {need} card(s) this turn "
                 f"({'the draw pile is empty' if not state['deck'] else 'while the draw pile lasts'}); "
                 f"you have laid {state['played']}.",
@@ -172,14 +172,14 @@ class TheGame(Game):
             )
         card, p = action["card"], action["pile"]
         if card not in state["hands"][seat]:
-            return IllegalAction("illegal_action", f"You do not hold the {card}.", rule="own hand")
+            return IllegalAction("card_not_in_hand", f"You do not hold the {card}.", rule="own hand")
         if not isinstance(p, int) or not 0 <= p < len(state["piles"]):
-            return IllegalAction("illegal_action", f"There is no pile {p!r}; piles are 0–3.", rule="piles")
+            return IllegalAction("no_such_pile", f"There is no pile {p!r}; piles are 0–3.", rule="piles")
         pile = state["piles"][p]
         other = "higher" if pile["direction"] == "up" else "lower"
         back = pile["top"] - step if pile["direction"] == "up" else pile["top"] + step
         return IllegalAction(
-            "illegal_action",
+            "pile_rule",
             f"The {card} cannot go on the {P.describe(pile, p)}: a card there must be {other}, "
             f"or exactly {back} (the backwards move).",
             rule="pile order",

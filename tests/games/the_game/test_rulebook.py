@@ -101,13 +101,14 @@ def test_the_rulebooks_98_97_88_83_85_is_a_misprint_85_does_not_go_on_83() -> No
 def test_a_card_against_the_direction_is_refused_with_the_rule() -> None:
     state = table([[30, 40, 60, 70, 80, 90]], tops=(50, 1, 100, 100))
     error = refused(state, {"type": "play", "card": 30, "pile": UP_A})
-    assert error.code == "illegal_action" and error.rule == "pile order"
+    assert error.code == "pile_rule" and error.rule == "pile order"
     assert "higher" in error.message and "exactly 40" in error.message
 
 
 def test_a_card_not_in_hand_is_refused() -> None:
     state = table([[30, 40, 60, 70, 80, 90]])
-    assert refused(state, {"type": "play", "card": 31, "pile": UP_A}).rule == "own hand"
+    error = refused(state, {"type": "play", "card": 31, "pile": UP_A})
+    assert error.code == "card_not_in_hand" and error.rule == "own hand"
 
 
 # -- Svolgimento della partita --------------------------------------------------------------------
@@ -135,7 +136,7 @@ def test_at_least_two_cards_while_the_draw_pile_lasts() -> None:
     assert {"type": "end_turn"} not in GAME.legal_actions(state, 0)
     play(state, 5, UP_A)
     error = refused(state, {"type": "end_turn"})
-    assert error.rule == "minimum cards per turn" and "at least 2" in error.message
+    assert error.code == "minimum_not_met" and "at least 2" in error.message
     play(state, 10, UP_A)
     assert {"type": "end_turn"} in GAME.legal_actions(state, 0)
 
