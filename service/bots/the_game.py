@@ -46,8 +46,8 @@ class TheGameBot:
     many of the cheapest cards are looked one card further; ``search_budget``: positions the
     endgame search may visit; ``step``: the backwards move (10)."""
 
-    risk: tuple[float, ...] = (12.0, 3.0, 1.2, 0.5, 0.0)
-    extra_cost: float = 0.6
+    risk: tuple[float, ...] = (12.0, 2.0, 0.6, 0.2, 0.0)
+    extra_cost: float = 0.2
     lookahead: int = 6
     search_budget: int = 20_000
     step: int = 10
