@@ -4,9 +4,10 @@ It scores a position by the cards still to be laid (in hands or the draw pile) a
 piles could still take each of them: a card with one home left is at risk, one with none is
 lost unless a backwards move reopens a pile. A play is worth the change in that risk: the
 cards it jumps over lose a home, the card laid stops being at risk, and a backwards move gives
-homes back. The bot lays its cheapest card until the minimum is met, looking one card ahead
-(to find a card that opens a backwards move, or two cards best laid together), then goes on
-only while a card is nearly free, which leaves room on the piles for the next players. When its
+homes back. The bot searches the sequences of cards it could lay this turn (the cheapest few at
+each step, two cards deep: this finds a card that opens a backwards move, or two cards best
+laid together), lays until the minimum is met, then goes on only while a card is nearly free,
+which leaves room on the piles for the next players. When its
 hand is the last one and the draw pile is empty, everything is known: it searches for the best
 order.
 """
@@ -14,27 +15,32 @@ order.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import accumulate
 
 from service.engine import Action, View
 
 LOWEST, HIGHEST = 2, 99
+GONE = -1  # the count of homes of a number that is laid (or no card)
 
 
 @dataclass(frozen=True)
 class Table:
-    """The risk picture of one position: for every number, whether it is still to be laid
+    """The risk picture of one position: for every number, how many piles could take it,
     and the running sums of what losing or regaining a home costs, so the cost of any jump
     is two lookups."""
 
     ups: tuple[bool, ...]
     tops: tuple[int, ...]
-    homes: tuple[int, ...]
-    lose: tuple[float, ...]
-    regain: tuple[float, ...]
+    homes: list[int]  # GONE for numbers already laid
+    lose: list[float]
+    regain: list[float]
+    lose_sums: list[float]
+    regain_sums: list[float]
 
-    def between(self, sums: tuple[float, ...], low: int, high: int) -> float:
+    @staticmethod
+    def between(sums: list[float], low: int, high: int) -> float:
         """The sum over the numbers strictly between ``low`` and ``high``."""
         return sums[high] - sums[low + 1] if high > low + 1 else 0.0
 
@@ -42,13 +48,13 @@ class Table:
 @dataclass(frozen=True)
 class TheGameBot:
     """``risk[h]``: the cost of a card still to be laid that ``h`` piles can take;
-    ``extra_cost``: the largest cost of a card laid beyond the minimum; ``lookahead``: how
-    many of the cheapest cards are looked one card further; ``search_budget``: positions the
+    ``extra_cost``: the largest cost of a card laid beyond the minimum; ``widths``: how many
+    of the cheapest cards the turn search tries at each depth; ``search_budget``: positions the
     endgame search may visit; ``step``: the backwards move (10)."""
 
     risk: tuple[float, ...] = (12.0, 2.0, 0.6, 0.2, 0.0)
     extra_cost: float = 0.2
-    lookahead: int = 6
+    widths: tuple[int, ...] = (10, 4)
     search_budget: int = 20_000
     step: int = 10
 
@@ -62,39 +68,70 @@ class TheGameBot:
         ups = tuple(p["direction"] == "up" for p in view["piles"])
         tops = tuple(p["top"] for p in view["piles"])
         still = set(range(LOWEST, HIGHEST + 1)) - set(view["laid"])
-        hand = list(view["hand"])
         owed = max(0, view["minimum"] - view["played_this_turn"])
-        table = self.table(ups, tops, still)
-        ranked = sorted(self.plays(table, hand))
-        best: tuple[float, int, int] | None = None
-        for cost, card, p in ranked[: self.lookahead]:
-            after = self.table(ups, (*tops[:p], card, *tops[p + 1 :]), still - {card})
-            follow = [c for c, _, _ in self.plays(after, [h for h in hand if h != card])]
-            if owed > 1:
-                value = cost + (min(follow) if follow else self.risk[0] * 4)
-            else:
-                value = cost + min([0.0, *follow])
-            if best is None or value < best[0]:
-                best = (value, card, p)
-        assert best is not None
-        value, card, p = best
+        value, move = self.search(self.table(ups, tops, still), list(view["hand"]), owed, 0)
+        if move is None:
+            return {"type": "end_turn"}
         if owed > 0 or value <= self.extra_cost:
-            return {"type": "play", "card": card, "pile": p}
+            return {"type": "play", "card": move[0], "pile": move[1]}
         return {"type": "end_turn"}
 
+    def search(self, table: Table, hand: list[int], owed: int, level: int) -> tuple[float, tuple[int, int] | None]:
+        """The cheapest way on from here within this turn: ``(cost, first play)``.
+
+        Level ``i`` tries the ``widths[i]`` cheapest cards; below the last level the cheapest
+        single card stands for the rest. Once nothing more is owed, stopping costs nothing.
+        """
+        ranked = sorted(self.plays(table, hand))
+        if level == len(self.widths):
+            if owed > 0:
+                return (ranked[0][0] if ranked else self.stuck), None
+            return (min(0.0, ranked[0][0]) if ranked else 0.0), None
+        best: tuple[float, tuple[int, int] | None] = (0.0, None) if owed <= 0 and level > 0 else (self.stuck, None)
+        for cost, card, p in ranked[: self.widths[level]]:
+            rest, _ = self.search(self.child(table, card, p), [h for h in hand if h != card], owed - 1, level + 1)
+            if cost + rest < best[0] or best[1] is None and owed > 0:
+                best = (cost + rest, (card, p))
+        return best
+
+    @property
+    def stuck(self) -> float:
+        """The cost of owing a card that nothing lets you lay: the match would end."""
+        return self.risk[0] * 4
+
     def table(self, ups: tuple[bool, ...], tops: tuple[int, ...], still: set[int]) -> Table:
-        risk = self.risk
-        homes = [0] * (HIGHEST + 2)
-        lose = [0.0] * (HIGHEST + 2)
-        regain = [0.0] * (HIGHEST + 2)
+        homes = [GONE] * (HIGHEST + 2)
         for n in still:
-            h = sum(1 for up, top in zip(ups, tops) if (n > top if up else n < top))
-            homes[n] = h
-            if h > 0:
-                lose[n] = risk[h - 1] - risk[h]
-            if h < len(risk) - 1:
-                regain[n] = risk[h + 1] - risk[h]
-        return Table(ups, tops, tuple(homes), tuple(accumulate(lose, initial=0.0)), tuple(accumulate(regain, initial=0.0)))
+            homes[n] = sum(1 for up, top in zip(ups, tops) if (n > top if up else n < top))
+        return self._priced(ups, tops, homes, still, None)
+
+    def child(self, table: Table, card: int, p: int) -> Table:
+        """The table after laying ``card`` on pile ``p``: only the numbers between the old
+        and the new top gain or lose a home, and ``card`` is gone."""
+        up, top = table.ups[p], table.tops[p]
+        homes = list(table.homes)
+        low, high = min(top, card), max(top, card)
+        change = -1 if (card > top) == up else 1
+        changed = [n for n in range(low + 1, high) if homes[n] != GONE]
+        for n in changed:
+            homes[n] += change
+        homes[card] = GONE
+        changed.append(card)
+        return self._priced(table.ups, (*table.tops[:p], card, *table.tops[p + 1 :]), homes, changed, table)
+
+    def _priced(
+        self, ups: tuple[bool, ...], tops: tuple[int, ...], homes: list[int], changed: Iterable[int], base: Table | None
+    ) -> Table:
+        """Prices of the ``changed`` numbers; the others are copied from ``base``."""
+        risk = self.risk
+        top_risk = len(risk) - 1
+        lose = list(base.lose) if base else [0.0] * (HIGHEST + 2)
+        regain = list(base.regain) if base else [0.0] * (HIGHEST + 2)
+        for n in changed:
+            h = homes[n]
+            lose[n] = risk[h - 1] - risk[h] if h > 0 else 0.0
+            regain[n] = risk[h + 1] - risk[h] if GONE < h < top_risk else 0.0
+        return Table(ups, tops, homes, lose, regain, list(accumulate(lose, initial=0.0)), list(accumulate(regain, initial=0.0)))
 
     def plays(self, table: Table, hand: list[int]) -> list[tuple[float, int, int]]:
         """Every legal play from ``hand`` with its cost: ``(cost, card, pile)``."""
@@ -104,10 +141,10 @@ class TheGameBot:
             for p, (up, top) in enumerate(zip(table.ups, table.tops)):
                 if card == (top - self.step if up else top + self.step):
                     low, high = (card, top) if up else (top, card)
-                    found.append((placed + table.between(table.regain, low, high), card, p))
+                    found.append((placed + table.between(table.regain_sums, low, high), card, p))
                 elif card > top if up else card < top:
                     low, high = (top, card) if up else (card, top)
-                    found.append((placed + table.between(table.lose, low, high), card, p))
+                    found.append((placed + table.between(table.lose_sums, low, high), card, p))
         return found
 
     def last_hand(self, view: View) -> Action | None:
