@@ -22,6 +22,7 @@ class Settings:
     match_ttl_seconds: int
     max_body_bytes: int
     rate_limit: str
+    rate_limit_sync_seconds: float
     store_timeout_seconds: float
     access_log: bool
 
@@ -41,6 +42,7 @@ class Settings:
             match_ttl_seconds=int(env.get("REFEREE_MATCH_TTL", 7 * 24 * 3600)),
             max_body_bytes=int(env.get("REFEREE_MAX_BODY_BYTES", 64 * 1024)),
             rate_limit=env.get("REFEREE_RATE_LIMIT", "6000 per minute"),
+            rate_limit_sync_seconds=float(env.get("REFEREE_RATE_LIMIT_SYNC", 0.1)),
             store_timeout_seconds=float(env.get("REFEREE_STORE_TIMEOUT", 2.0)),
             access_log=env.get("REFEREE_ACCESS_LOG", "1") != "0",
         )
