@@ -1,0 +1,69 @@
+"""The reference bots: they only ever choose legal actions, finish matches, and the heuristic
+bot for The Game plays far better than chance and finds a winning endgame order."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from service.bots import RandomBot
+from service.bots.the_game import TheGameBot
+from service.engine import Rng
+from service.engine.registry import games
+from service.games.the_game import GAME as THE_GAME
+
+
+def play_out(game_id: str, players: int, bot, seed: int, options: dict | None = None) -> dict:
+    game = games()[game_id]
+    rng = Rng(seed.to_bytes(8, "big"))
+    chooser = random.Random(seed)
+    state = game.setup(players, game.resolve_options(players, options or {}), rng)
+    for _ in range(20_000):
+        to_act = game.to_act(state)
+        if not to_act:
+            return state
+        seat = chooser.choice(to_act)
+        legal = game.legal_actions(state, seat)
+        action = bot.choose(game.view(state, seat), legal, chooser)
+        assert action in legal
+        state, _ = game.apply(state, seat, action, rng)
+    raise AssertionError("no end")
+
+
+@pytest.mark.parametrize("game_id", sorted(games()))
+def test_the_random_bot_finishes_every_game(game_id: str) -> None:
+    game = games()[game_id]
+    state = play_out(game_id, game.min_players if game.min_players > 1 else 2, RandomBot(), seed=1)
+    assert game.outcome(state) is not None
+
+
+@pytest.mark.parametrize("players", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("options", [{}, {"professional": True}, {"on_fire": True}])
+def test_the_game_bot_chooses_only_legal_actions_and_finishes(players: int, options: dict) -> None:
+    state = play_out("the-game", players, TheGameBot(), seed=players, options=options)
+    assert THE_GAME.outcome(state) is not None
+
+
+def test_the_game_bot_plays_far_better_than_random() -> None:
+    def mean_left(bot) -> float:
+        left = [THE_GAME.outcome(play_out("the-game", 2, bot, seed))["detail"]["cards_left"] for seed in range(12)]
+        return sum(left) / len(left)
+
+    assert mean_left(RandomBot()) > 70
+    assert mean_left(TheGameBot()) < 15
+
+
+def test_the_endgame_search_finds_the_one_order_that_lays_every_card() -> None:
+    """Last hand, empty draw pile: 40 must go first (backwards on 50), then 45, 49, 60; any
+    other start strands a card. The search takes that order, one play at a time."""
+    state = THE_GAME.setup(1, THE_GAME.resolve_options(1, {}), Rng(b"endgame"))
+    state["deck"] = []
+    state["hands"] = [[40, 45, 49, 60]]
+    for pile, top in zip(state["piles"], (50, 99, 2, 2)):
+        pile["top"] = top
+    bot = TheGameBot()
+    while THE_GAME.to_act(state):
+        action = bot.choose(THE_GAME.view(state, 0), THE_GAME.legal_actions(state, 0), random.Random(0))
+        state, _ = THE_GAME.apply(state, 0, action, Rng(b"x"))
+    assert THE_GAME.outcome(state)["detail"]["won"]
