@@ -10,7 +10,7 @@ import threading
 import orjson
 import pytest
 
-from service.engine import Rng
+from service.engine import InvalidOptions, Rng
 from service.engine.registry import games
 from tests.support.http import MatchClient, auth
 
@@ -59,6 +59,43 @@ def test_random_bots_finish_every_player_count_and_the_seed_verifies(client, gam
         assert len(outcome["scores"]) == len(outcome["ranks"]) == players
         assert hashlib.sha256(bytes.fromhex(final["seed"])).hexdigest() == final["seed_sha256"]
         assert_log_replays(client, match, final)
+
+
+def option_variants() -> list[tuple[str, dict]]:
+    """Every game with each option set away from its default, one at a time: each other
+    enum choice, and each boolean turned the other way."""
+    variants = []
+    for game_id, game in sorted(games().items()):
+        for option in game.options:
+            if option.kind == "bool":
+                values = [not option.default]
+            elif option.kind == "enum":
+                values = [c for c in option.choices if option.default_for or c != option.default]
+            else:
+                continue
+            variants.extend((game_id, {option.name: value}) for value in values)
+    return variants
+
+
+@pytest.mark.parametrize(
+    ("game_id", "options"), option_variants(), ids=[f"{g}-{'-'.join(f'{k}={v}' for k, v in o.items())}" for g, o in option_variants()]
+)
+def test_random_bots_finish_with_every_option(client, game_id: str, options: dict) -> None:
+    """Each option value, at every player count that accepts it, played to the end over HTTP."""
+    game = games()[game_id]
+    played = 0
+    for players in range(game.min_players, game.max_players + 1):
+        try:
+            game.resolve_options(players, options)
+        except InvalidOptions:
+            continue
+        match = MatchClient.create(client, game_id, players, options=options)
+        final = match.play_to_end(random.Random(players))
+        assert final["status"] == "finished" and final["outcome"] is not None
+        assert hashlib.sha256(bytes.fromhex(final["seed"])).hexdigest() == final["seed_sha256"]
+        assert_log_replays(client, match, final)
+        played += 1
+    assert played, f"no player count accepts {options}"
 
 
 def assert_log_replays(client, match: MatchClient, final: dict) -> None:
