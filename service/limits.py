@@ -71,6 +71,7 @@ class SharedCounter:
         """Count one request; 0 if it is admitted, else the seconds until the window resets."""
         length = limit.get_expiry()
         index = int(now // length)
+        retry_after = int((index + 1) * length - now) + 1
         slot = f"rl:{limit.amount}/{length}:{key}"
         with self._lock:
             window = self._windows.get(slot)
@@ -79,7 +80,7 @@ class SharedCounter:
                     self._forget_old(index)
                 window = self._windows[slot] = Window(index)
             if window.known + window.unsent >= limit.amount:
-                return int((index + 1) * length - now) + 1
+                return retry_after
             window.unsent += 1
             due = self._client is not None and now - window.synced_at >= self._sync_seconds
             if due:
@@ -88,7 +89,7 @@ class SharedCounter:
             self._sync(f"{slot}:{index}", window, unsent, length)
             with self._lock:
                 if window.known + window.unsent > limit.amount:
-                    return int((index + 1) * length - now) + 1
+                    return retry_after
         return 0
 
     def _sync(self, redis_key: str, window: Window, unsent: int, length: int) -> None:

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from service.engine import Action, View
+from service.games.the_game.game import rules
+from service.games.the_game.piles import fits_top
 
-LOWEST, HIGHEST = 2, 99
 GONE = -1  # the count of homes of a number that is laid (or no card)
 
 
@@ -50,13 +51,22 @@ class TheGameBot:
     """``risk[h]``: the cost of a card still to be laid that ``h`` piles can take;
     ``extra_cost``: the largest cost of a card laid beyond the minimum; ``widths``: how many
     of the cheapest cards the turn search tries at each depth; ``search_budget``: positions the
-    endgame search may visit; ``step``: the backwards move (10)."""
+    endgame search may visit. The card range and the backwards step come from the game's
+    seed data."""
 
     risk: tuple[float, ...] = (12.0, 2.0, 0.6, 0.2, 0.0)
     extra_cost: float = 0.2
     widths: tuple[int, ...] = (10, 4)
     search_budget: int = 20_000
-    step: int = 10
+
+    @property
+    def step(self) -> int:
+        return int(rules()["backwards_step"])
+
+    @property
+    def size(self) -> int:
+        """Length of the per-number tables: index ``n`` for every card number ``n``."""
+        return int(rules()["highest"]) + 2
 
     def choose(self, view: View, legal: list[Action], rng: random.Random) -> Action:
         if not any(a["type"] == "play" for a in legal):
@@ -67,7 +77,8 @@ class TheGameBot:
                 return planned
         ups = tuple(p["direction"] == "up" for p in view["piles"])
         tops = tuple(p["top"] for p in view["piles"])
-        still = set(range(LOWEST, HIGHEST + 1)) - set(view["laid"])
+        data = rules()
+        still = set(range(data["lowest"], data["highest"] + 1)) - set(view["laid"])
         owed = max(0, view["minimum"] - view["played_this_turn"])
         value, move = self.search(self.table(ups, tops, still), list(view["hand"]), owed, 0)
         if move is None:
@@ -100,7 +111,7 @@ class TheGameBot:
         return self.risk[0] * 4
 
     def table(self, ups: tuple[bool, ...], tops: tuple[int, ...], still: set[int]) -> Table:
-        homes = [GONE] * (HIGHEST + 2)
+        homes = [GONE] * self.size
         for n in still:
             homes[n] = sum(1 for up, top in zip(ups, tops) if (n > top if up else n < top))
         return self._priced(ups, tops, homes, still, None)
@@ -125,8 +136,8 @@ class TheGameBot:
         """Prices of the ``changed`` numbers; the others are copied from ``base``."""
         risk = self.risk
         top_risk = len(risk) - 1
-        lose = list(base.lose) if base else [0.0] * (HIGHEST + 2)
-        regain = list(base.regain) if base else [0.0] * (HIGHEST + 2)
+        lose = list(base.lose) if base else [0.0] * self.size
+        regain = list(base.regain) if base else [0.0] * self.size
         for n in changed:
             h = homes[n]
             lose[n] = risk[h - 1] - risk[h] if h > 0 else 0.0
@@ -136,10 +147,11 @@ class TheGameBot:
     def plays(self, table: Table, hand: list[int]) -> list[tuple[float, int, int]]:
         """Every legal play from ``hand`` with its cost: ``(cost, card, pile)``."""
         found = []
+        step = self.step
         for card in hand:
             placed = -self.risk[table.homes[card]]
             for p, (up, top) in enumerate(zip(table.ups, table.tops)):
-                if card == (top - self.step if up else top + self.step):
+                if card == (top - step if up else top + step):
                     low, high = (card, top) if up else (top, card)
                     found.append((placed + table.between(table.regain_sums, low, high), card, p))
                 elif card > top if up else card < top:
@@ -166,8 +178,7 @@ class TheGameBot:
             result: tuple[int, tuple[int, int] | None] = (0, None)
             for i, card in enumerate(hand):
                 for p, top in enumerate(tops):
-                    fits = (card > top or card == top - step) if ups[p] else (card < top or card == top + step)
-                    if not fits:
+                    if not fits_top(ups[p], top, card, step):
                         continue
                     count = 1 + best(hand[:i] + hand[i + 1 :], (*tops[:p], card, *tops[p + 1 :]))[0]
                     if count > result[0]:

@@ -16,8 +16,12 @@ Pile = dict[str, Any]
 
 def fits(pile: Pile, card: int, step: int) -> bool:
     """Whether ``card`` may be laid on ``pile`` now."""
-    top = pile["top"]
-    if pile["direction"] == "up":
+    return fits_top(pile["direction"] == "up", pile["top"], card, step)
+
+
+def fits_top(up: bool, top: int, card: int, step: int) -> bool:
+    """:func:`fits` for a pile given by its direction and top (for searches over many tops)."""
+    if up:
         return card > top or card == top - step
     return card < top or card == top + step
 
