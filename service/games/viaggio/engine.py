@@ -8,6 +8,7 @@ Decisions that can have only one outcome are resolved automatically too.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from itertools import combinations_with_replacement
 from typing import Any
 
@@ -244,22 +245,10 @@ class Viaggio(Game):
             if key in memo:
                 return memo[key]
             memo[key] = False
-            result = False
-            for diag, nbs in ((False, board.ortho[cid]), (True, board.diag[cid] if comps > 0 else ())):
-                for nb in nbs:
-                    c = board.entry_cost(nb, pick)
-                    if c > left:
-                        continue
-                    r = ropes
-                    if board.kind(nb) in BLOCKING:
-                        if ropes == 0:
-                            continue
-                        r -= 1
-                    if rec(nb, left - c, r, comps - 1 if diag else comps):
-                        result = True
-                        break
-                if result:
-                    break
+            result = any(
+                rec(nb, left - cost, ropes - roped, comps - diag)
+                for nb, diag, cost, roped in self._steps(board, cid, left, pick, comps > 0, ropes != 0)
+            )
             memo[key] = result
             return result
 
@@ -286,19 +275,24 @@ class Viaggio(Game):
         occupied = self._occupied(state, mv)
         out = []
         at = mv["at"]
-        for diag, nbs in ((False, board.ortho[at]), (True, board.diag[at] if comp_ready else ())):
-            for nb in nbs:
-                c = board.entry_cost(nb, pick)
-                if c > left:
-                    continue
-                r = ropes
-                if board.kind(nb) in BLOCKING:
-                    if not rope_ready:
-                        continue
-                    r -= 1
-                if self._completable(board, nb, left - c, r, comps - 1 if diag else comps, pick, start_depth, occupied):
-                    out.append((nb, diag))
+        for nb, diag, cost, roped in self._steps(board, at, left, pick, comp_ready, rope_ready):
+            if self._completable(board, nb, left - cost, ropes - roped, comps - diag, pick, start_depth, occupied):
+                out.append((nb, diag))
         return out
+
+    @staticmethod
+    def _steps(
+        board: Board, at: str, left: int, pick: bool, compass: bool, rope: bool
+    ) -> Iterator[tuple[str, bool, int, bool]]:
+        """The spaces one step from ``at`` that ``left`` explorer cards can pay for, as
+        ``(space, diagonal, cost, needs_rope)``: diagonal steps only with a ``compass``, a
+        chasm or whirlpool only with a ``rope``."""
+        for diag, nbs in ((False, board.ortho[at]), (True, board.diag[at] if compass else ())):
+            for nb in nbs:
+                cost = board.entry_cost(nb, pick)
+                roped = board.kind(nb) in BLOCKING
+                if cost <= left and (rope or not roped):
+                    yield nb, diag, cost, roped
 
     def _finish_need(self, state: dict[str, Any], mv: dict[str, Any]) -> int | None:
         """Explorer cards the move costs now, or None when it cannot end here now."""
