@@ -67,3 +67,17 @@ def test_the_endgame_search_finds_the_one_order_that_lays_every_card() -> None:
         action = bot.choose(THE_GAME.view(state, 0), THE_GAME.legal_actions(state, 0), random.Random(0))
         state, _ = THE_GAME.apply(state, 0, action, Rng(b"x"))
     assert THE_GAME.outcome(state)["detail"]["won"]
+
+
+@pytest.mark.parametrize("game_id", sorted(games()))
+def test_every_game_has_a_random_bot_and_its_heuristic_one_by_name(game_id: str) -> None:
+    from service.bots.registry import HEURISTIC_BOTS, make_bot
+
+    game = games()[game_id]
+    players = max(2, game.min_players)
+    names = ["random", "heuristic"] if game_id in HEURISTIC_BOTS else ["random"]
+    for name in names:
+        state = play_out(game_id, players, make_bot(game_id, name), seed=3)
+        assert game.outcome(state) is not None
+    with pytest.raises(KeyError):
+        make_bot(game_id, "no-such-bot")
