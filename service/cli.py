@@ -43,13 +43,21 @@ def cmd_openapi(args: argparse.Namespace) -> int:
     return 1
 
 
+def serve_bind(host: str | None, port: int | None, env: dict[str, str]) -> str:
+    """Where ``referee serve`` listens: ``--host``/``--port`` when given, else ``REFEREE_BIND``,
+    else 127.0.0.1:8000 (a development server is not exposed to the network by default)."""
+    if host is None and port is None and env.get("REFEREE_BIND", "").strip():
+        return env["REFEREE_BIND"].strip()
+    return f"{host or '127.0.0.1'}:{8000 if port is None else port}"
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from gunicorn.app.base import BaseApplication
 
-    os.environ["REFEREE_BIND"] = f"{args.host}:{args.port}"
+    os.environ["REFEREE_BIND"] = serve_bind(args.host, args.port, dict(os.environ))
     if args.workers:
         os.environ["WEB_CONCURRENCY"] = str(args.workers)
-    from service import gunicorn_conf
+    from service import gunicorn_conf  # checks the configuration; exits 2 naming a bad variable
 
     class Server(BaseApplication):  # type: ignore[misc]
         def load_config(self) -> None:
@@ -63,7 +71,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             return create_app()
 
     store = f"Redis at {os.environ['REDIS_URL']}" if os.environ.get("REDIS_URL") else "the embedded store"
-    print(f"referee: serving on http://{args.host}:{args.port} with {store} (docs at /docs)", flush=True)
+    print(f"referee: serving on http://{gunicorn_conf.bind} with {store} (docs at /docs)", flush=True)
     Server().run()
     return 0
 
@@ -72,8 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="referee", description="The game-referee service.")
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="serve the API (embedded store unless REDIS_URL is set)")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--host", help="address to listen on (default: REFEREE_BIND, else 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port to listen on (default: REFEREE_BIND, else 8000)")
     serve.add_argument("--workers", type=int, default=0, help="worker processes with Redis (default 2)")
     serve.set_defaults(run=cmd_serve)
     spec = sub.add_parser("openapi", help="write or check the committed OpenAPI document")

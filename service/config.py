@@ -1,6 +1,8 @@
-"""Configuration from the environment, read once when the app is built.
+"""Configuration from the environment, read once when the app (or the server) starts.
 
-Every variable is optional; the defaults run a development server on the embedded store.
+Every variable is optional; the defaults run a development server on the embedded store. A
+value that cannot be used stops the start with a :class:`ConfigError` naming the variable,
+rather than a traceback from deep inside (``REFEREE_MATCH_TTL=7d`` is not seven days).
 """
 
 from __future__ import annotations
@@ -8,9 +10,63 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 
+from limits import parse_many
+
 log = logging.getLogger("referee")
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+class ConfigError(ValueError):
+    """An environment variable holds a value the service cannot run with."""
+
+
+def _int(env: Mapping[str, str], name: str, default: int, minimum: int) -> int:
+    text = env.get(name, "").strip()
+    if not text:
+        return default
+    if not (text.isascii() and text.isdigit()) or int(text) < minimum:
+        raise ConfigError(f"{name}={text!r} is not a whole number of at least {minimum}.")
+    return int(text)
+
+
+def _float(env: Mapping[str, str], name: str, default: float, minimum: float) -> float:
+    text = env.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not minimum <= value < float("inf"):
+        raise ConfigError(f"{name}={text!r} is not a number of at least {minimum:g} (seconds).")
+    return value
+
+
+def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
+    text = env.get(name, "").strip().lower()
+    if not text:
+        return default
+    if text not in _TRUE | _FALSE:
+        raise ConfigError(f"{name}={text!r} is not a boolean: use 1 or 0.")
+    return text in _TRUE
+
+
+def _rate_limit(env: Mapping[str, str]) -> str:
+    text = env.get("REFEREE_RATE_LIMIT", "6000 per minute")
+    if text.strip():
+        try:
+            parse_many(text)
+        except ValueError:
+            raise ConfigError(
+                f"REFEREE_RATE_LIMIT={text!r} is not a limit such as '6000 per minute' "
+                "(or empty to disable)."
+            ) from None
+    return text
 
 
 @dataclass(frozen=True)
@@ -27,22 +83,61 @@ class Settings:
     access_log: bool
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
-        env = dict(os.environ if env is None else env)
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        """Read and check every variable; :class:`ConfigError` names the first bad one.
+
+        With ``REDIS_URL`` set the service runs on several nodes or workers, which must share
+        ``REFEREE_SECRET``: a secret invented per process would make every state token fail on
+        the others, so it is required there. On the embedded store a random one is used,
+        with a warning.
+        """
+        env = os.environ if env is None else env
+        redis_url = env.get("REDIS_URL") or None
         secret = env.get("REFEREE_SECRET")
         if not secret:
+            if redis_url:
+                raise ConfigError(
+                    "REFEREE_SECRET is not set but REDIS_URL is: every node and worker must "
+                    "share one secret, or state tokens fail across them. Set REFEREE_SECRET, "
+                    "e.g. to the output of: python3 -c 'import secrets;print(secrets.token_hex(32))'"
+                )
             log.warning(
                 "REFEREE_SECRET is not set: using a random secret, so state tokens will not "
-                "verify on other processes or after a restart. Set it in production."
+                "verify after a restart. Set it in production."
             )
             secret = secrets.token_hex(32)
         return cls(
-            redis_url=env.get("REDIS_URL") or None,
+            redis_url=redis_url,
             secret=secret.encode(),
-            match_ttl_seconds=int(env.get("REFEREE_MATCH_TTL", 7 * 24 * 3600)),
-            max_body_bytes=int(env.get("REFEREE_MAX_BODY_BYTES", 64 * 1024)),
-            rate_limit=env.get("REFEREE_RATE_LIMIT", "6000 per minute"),
-            rate_limit_sync_seconds=float(env.get("REFEREE_RATE_LIMIT_SYNC", 0.1)),
-            store_timeout_seconds=float(env.get("REFEREE_STORE_TIMEOUT", 2.0)),
-            access_log=env.get("REFEREE_ACCESS_LOG", "1") != "0",
+            match_ttl_seconds=_int(env, "REFEREE_MATCH_TTL", 7 * 24 * 3600, minimum=1),
+            max_body_bytes=_int(env, "REFEREE_MAX_BODY_BYTES", 64 * 1024, minimum=1),
+            rate_limit=_rate_limit(env),
+            rate_limit_sync_seconds=_float(env, "REFEREE_RATE_LIMIT_SYNC", 0.1, minimum=0),
+            store_timeout_seconds=_float(env, "REFEREE_STORE_TIMEOUT", 2.0, minimum=0.001),
+            access_log=_bool(env, "REFEREE_ACCESS_LOG", True),
+        )
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """How gunicorn runs the app (see ``service/gunicorn_conf.py``)."""
+
+    bind: str
+    workers: int
+    worker_connections: int
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> ServerSettings:
+        """``REFEREE_BIND``, ``WEB_CONCURRENCY`` and ``REFEREE_WORKER_CONNECTIONS``.
+
+        The embedded in-memory store lives in one process, so it gets one worker whatever
+        ``WEB_CONCURRENCY`` says.
+        """
+        env = os.environ if env is None else env
+        bind = env.get("REFEREE_BIND", "").strip() or "0.0.0.0:8000"
+        workers = _int(env, "WEB_CONCURRENCY", 2, minimum=1)
+        return cls(
+            bind=bind,
+            workers=workers if env.get("REDIS_URL") else 1,
+            worker_connections=_int(env, "REFEREE_WORKER_CONNECTIONS", 1000, minimum=1),
         )

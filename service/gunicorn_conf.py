@@ -1,41 +1,44 @@
 """gunicorn settings: ``gunicorn -c python:service.gunicorn_conf 'service:create_app()'``.
 
 Read in the master before any worker forks, which is why it prepares what workers share:
-one state-token secret (a random one per worker would make tokens fail on other workers) and
-the Prometheus multiprocess folder. On the embedded store there is one worker process with
-threads, since each process would hold its own matches.
+the Prometheus multiprocess folder, one state-token secret, and a checked configuration (a
+bad variable stops the start here, with its name, instead of failing in every worker).
+
+Workers are gevent workers: each one serves up to ``REFEREE_WORKER_CONNECTIONS`` connections
+at once, so slow clients (or, next, long-lived event streams) hold a cheap greenlet each
+instead of a whole worker; docs/architecture.md says why and what it costs.
 """
 
 from __future__ import annotations
 
 import os
-import secrets
+import shutil
+import sys
 import tempfile
 
-from service.observability import configure_logging
-
-configure_logging()
-
-if not os.environ.get("REFEREE_SECRET"):
-    import logging
-
-    logging.getLogger("referee").warning(
-        "REFEREE_SECRET is not set: using one random secret for this server's lifetime."
-    )
-    os.environ["REFEREE_SECRET"] = secrets.token_hex(32)
-
-if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+# prometheus_client decides at import time whether its values live in this process or in
+# files shared by every worker, so the folder must be set before anything imports it.
+_OWN_METRICS_DIR = not os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+if _OWN_METRICS_DIR:
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="referee-metrics-")
 
-bind = os.environ.get("REFEREE_BIND", "0.0.0.0:8000")
-if os.environ.get("REDIS_URL"):
-    workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
-    worker_class = os.environ.get("REFEREE_WORKER_CLASS", "sync")
-    threads = int(os.environ.get("REFEREE_THREADS", "1"))
-else:
-    workers = 1
-    worker_class = "gthread"
-    threads = int(os.environ.get("REFEREE_THREADS", "8"))
+from service.config import ConfigError, ServerSettings, Settings  # noqa: E402
+from service.observability import configure_logging  # noqa: E402
+
+configure_logging()
+try:
+    _settings = Settings.from_env()
+    _server = ServerSettings.from_env()
+except ConfigError as error:
+    print(f"referee: configuration error: {error}", file=sys.stderr, flush=True)
+    sys.exit(2)
+# One secret for every worker (Settings only invents one on the embedded store).
+os.environ["REFEREE_SECRET"] = _settings.secret.decode()
+
+bind = _server.bind
+workers = _server.workers
+worker_class = "gevent"
+worker_connections = _server.worker_connections
 keepalive = 5
 graceful_timeout = 10
 accesslog = None
@@ -46,3 +49,9 @@ def child_exit(server: object, worker: object) -> None:
     from prometheus_client import multiprocess
 
     multiprocess.mark_process_dead(worker.pid)  # type: ignore[attr-defined]
+
+
+def on_exit(server: object) -> None:
+    """Remove the metrics folder this server made (one it was given is left alone)."""
+    if _OWN_METRICS_DIR:
+        shutil.rmtree(os.environ["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)

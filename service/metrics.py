@@ -1,16 +1,28 @@
 """Prometheus metrics, correct under several gunicorn workers.
 
-With ``PROMETHEUS_MULTIPROC_DIR`` set (the gunicorn config sets it before workers start),
-every worker writes its samples there and ``/metrics`` aggregates all of them; without it
-(one process), the default registry is served.
+With ``PROMETHEUS_MULTIPROC_DIR`` set when this module is first imported (the gunicorn config
+sets it before importing anything else), every worker writes its samples there and
+``/metrics`` aggregates all of them; without it (one process), the default registry is
+served. prometheus_client fixes that choice when it is first imported, so ``/metrics`` asks
+it which one it made: reading the variable again at render time would aggregate an empty
+folder whenever the variable was set too late.
 """
 
 from __future__ import annotations
 
-import os
-
-from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+    values,
+)
 from prometheus_client.multiprocess import MultiProcessCollector
+
+MULTIPROCESS = values.ValueClass is not values.MutexValue
+"""Whether samples go to the shared folder (decided by prometheus_client at its import)."""
 
 REQUESTS = Counter(
     "referee_http_requests_total", "HTTP requests answered.", ["method", "endpoint", "status"]
@@ -25,7 +37,7 @@ MATCHES_CREATED = Counter("referee_matches_created_total", "Matches created.", [
 
 def render() -> tuple[bytes, str]:
     """The exposition text of every process's metrics, and its content type."""
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    if MULTIPROCESS:
         registry = CollectorRegistry()
         MultiProcessCollector(registry)
         return generate_latest(registry), CONTENT_TYPE_LATEST

@@ -1,47 +1,36 @@
-"""The service as users run it, over real sockets: ``referee serve`` on the embedded store,
-and gunicorn with two workers on Redis (tokens and metrics must work across workers)."""
+"""The service as users run it, over real sockets, in every way the README and the Dockerfile
+document: ``referee serve`` (embedded store and Redis), the README's gunicorn command and the
+Docker image's command line. None of them is given a metrics folder: each must set up its own.
+"""
 
 from __future__ import annotations
 
-import os
 import random
 import re
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+
+import pytest
 
 from tests.support.http import MatchClient, WireClient
+from tests.support.servers import Server, clean_env, documented_ways, free_port, running, slow_clients
+
+WAYS = ["referee serve", "referee serve on Redis", "README gunicorn", "Docker image"]
+SLOW_CONNECTIONS = 50
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextmanager
-def running(command: list[str], env: dict[str, str], port: int) -> Iterator[WireClient]:
-    proc = subprocess.Popen(command, env={**os.environ, **env}, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    client = WireClient(f"http://127.0.0.1:{port}")
-    try:
-        for _ in range(200):
-            try:
-                if client.get("/healthz").status_code == 200:
-                    break
-            except OSError:
-                time.sleep(0.05)
-        else:
-            raise RuntimeError(f"server did not start: {command}")
-        yield client
-    finally:
-        proc.terminate()
-        proc.wait(10)
+@pytest.fixture(scope="module", params=WAYS)
+def server(request: pytest.FixtureRequest) -> Iterator[Server]:
+    port = free_port()
+    needs_redis = request.param != "referee serve"
+    redis_url = request.getfixturevalue("redis_url") if needs_redis else ""
+    way = next(w for w in documented_ways(port, redis_url) if w.name == request.param)
+    with running(way.command, clean_env(**way.env), port) as started:
+        yield started
 
 
 def play_matches(client: WireClient, counts: range) -> int:
+    """Random legal play of The Game for each player count; the number of moves made."""
     moves = 0
     for players in counts:
         match = MatchClient.create(client, "the-game", players)
@@ -51,23 +40,24 @@ def play_matches(client: WireClient, counts: range) -> int:
     return moves
 
 
-def test_referee_serve_on_the_embedded_store() -> None:
-    port = _free_port()
-    command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port)]
-    with running(command, {"REDIS_URL": "", "REFEREE_ACCESS_LOG": "0"}, port) as client:
-        play_matches(client, range(1, 6))
-        assert client.get("/readyz").get_json() == {"status": "ok", "store": "embedded"}
+def moves_counted(client: WireClient) -> float:
+    text = client.get("/metrics").data.decode()
+    return sum(float(v) for v in re.findall(r'^referee_moves_total\{game="the-game"\} (\S+)$', text, re.M))
 
 
-def test_gunicorn_with_two_workers_on_redis(redis_url: str) -> None:
-    port = _free_port()
-    command = [sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_conf", "service:create_app()"]
-    env = {
-        "REDIS_URL": redis_url, "REFEREE_BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "2",
-        "REFEREE_ACCESS_LOG": "0", "REFEREE_SECRET": "", "PROMETHEUS_MULTIPROC_DIR": "",
-    }
-    with running(command, env, port) as client:
-        moves = play_matches(client, range(1, 6))
-        text = client.get("/metrics").data.decode()
-        counted = sum(float(v) for v in re.findall(r'^referee_moves_total\{game="the-game"\} (\S+)$', text, re.M))
-        assert counted == moves, "metrics must add up over both workers"
+def test_other_clients_are_answered_while_50_slow_connections_stay_open(server: Server) -> None:
+    port = int(server.client.base_url.rsplit(":", 1)[1])
+    prompt = WireClient(server.client.base_url, timeout=3)
+    with slow_clients(port, SLOW_CONNECTIONS):
+        started = time.monotonic()
+        play_matches(prompt, range(1, 3))
+        assert prompt.get("/readyz").status_code == 200
+        elapsed = time.monotonic() - started
+    assert elapsed < 30, f"two matches took {elapsed:.1f} s beside slow clients"
+
+
+def test_metrics_add_up_over_every_worker(server: Server) -> None:
+    before = moves_counted(server.client)
+    moves = play_matches(server.client, range(1, 6))
+    assert moves_counted(server.client) - before == moves, "every move must be counted once"
+    assert "referee_http_requests_total{" in server.client.get("/metrics").data.decode()

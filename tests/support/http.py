@@ -94,13 +94,14 @@ class WireResponse:
 class WireClient:
     """A real HTTP client with the Flask test client's small interface (get, post)."""
 
-    def __init__(self, base_url: str) -> None:
+    def __init__(self, base_url: str, timeout: float = 10) -> None:
         self.base_url = base_url
+        self.timeout = timeout
 
     def _send(self, method: str, url: str, body: bytes | None, headers: dict[str, str]) -> WireResponse:
         request = urllib.request.Request(self.base_url + url, data=body, method=method, headers=headers)
         try:
-            with urllib.request.urlopen(request, timeout=10) as response:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
                 return WireResponse(response.status, dict(response.headers), response.read())
         except urllib.error.HTTPError as error:
             return WireResponse(error.code, dict(error.headers), error.read())

@@ -1,0 +1,69 @@
+"""Configuration from the environment: every bad value is refused, naming its variable."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.cli import serve_bind
+from service.config import ConfigError, ServerSettings, Settings
+
+BAD_VALUES = [
+    ("REFEREE_MATCH_TTL", "7d"),
+    ("REFEREE_MATCH_TTL", "0"),
+    ("REFEREE_MATCH_TTL", "²"),
+    ("REFEREE_MAX_BODY_BYTES", "64k"),
+    ("REFEREE_MAX_BODY_BYTES", "-1"),
+    ("REFEREE_RATE_LIMIT_SYNC", "fast"),
+    ("REFEREE_RATE_LIMIT_SYNC", "nan"),
+    ("REFEREE_STORE_TIMEOUT", "2s"),
+    ("REFEREE_STORE_TIMEOUT", "0"),
+    ("REFEREE_STORE_TIMEOUT", "inf"),
+    ("REFEREE_ACCESS_LOG", "maybe"),
+    ("REFEREE_RATE_LIMIT", "lots"),
+]
+
+
+@pytest.mark.parametrize(("name", "value"), BAD_VALUES)
+def test_a_bad_value_names_its_variable(name: str, value: str) -> None:
+    with pytest.raises(ConfigError, match=name):
+        Settings.from_env({"REFEREE_SECRET": "s", name: value})
+
+
+@pytest.mark.parametrize(("name", "value"), [("WEB_CONCURRENCY", "two"), ("WEB_CONCURRENCY", "0"), ("REFEREE_WORKER_CONNECTIONS", "1e3")])
+def test_a_bad_server_value_names_its_variable(name: str, value: str) -> None:
+    with pytest.raises(ConfigError, match=name):
+        ServerSettings.from_env({"REDIS_URL": "redis://x", name: value})
+
+
+def test_good_values_are_read() -> None:
+    settings = Settings.from_env(
+        {
+            "REFEREE_SECRET": "s", "REFEREE_MATCH_TTL": " 3600 ", "REFEREE_MAX_BODY_BYTES": "1000",
+            "REFEREE_RATE_LIMIT_SYNC": "0", "REFEREE_STORE_TIMEOUT": "0.5", "REFEREE_ACCESS_LOG": "off",
+            "REFEREE_RATE_LIMIT": "",
+        }
+    )
+    assert (settings.match_ttl_seconds, settings.max_body_bytes) == (3600, 1000)
+    assert (settings.rate_limit_sync_seconds, settings.store_timeout_seconds) == (0.0, 0.5)
+    assert settings.access_log is False and settings.rate_limit == ""
+    assert Settings.from_env({"REFEREE_SECRET": "s", "REFEREE_ACCESS_LOG": "1"}).access_log is True
+
+
+def test_redis_without_a_shared_secret_is_refused() -> None:
+    with pytest.raises(ConfigError, match="REFEREE_SECRET"):
+        Settings.from_env({"REDIS_URL": "redis://127.0.0.1:6379/0"})
+    embedded = Settings.from_env({})
+    assert len(embedded.secret) == 64 and embedded.redis_url is None
+
+
+def test_the_embedded_store_runs_one_worker_process() -> None:
+    assert ServerSettings.from_env({"WEB_CONCURRENCY": "4"}).workers == 1
+    assert ServerSettings.from_env({"WEB_CONCURRENCY": "4", "REDIS_URL": "redis://x"}).workers == 4
+    assert ServerSettings.from_env({}).bind == "0.0.0.0:8000"
+
+
+def test_referee_serve_listens_where_told() -> None:
+    assert serve_bind(None, None, {}) == "127.0.0.1:8000"
+    assert serve_bind(None, None, {"REFEREE_BIND": "0.0.0.0:9000"}) == "0.0.0.0:9000"
+    assert serve_bind(None, 9001, {"REFEREE_BIND": "0.0.0.0:9000"}) == "127.0.0.1:9001"
+    assert serve_bind("0.0.0.0", None, {}) == "0.0.0.0:8000"
