@@ -6,3 +6,4 @@ from marshmallow import Schema, fields
 class HealthSchema(Schema):
     status = fields.String(required=True, metadata={"example": "ok"})
     store = fields.String(metadata={"example": "redis"})
+    games = fields.String(metadata={"example": "ok", "description": "whether every game's data loads"})

@@ -16,6 +16,7 @@ from service.jsonprovider import OrjsonProvider
 from service.referee import Referee
 from service.store import open_store
 from service.tokens import StateTokens
+from service.web import blp as web_pages
 
 API_DESCRIPTION = """\
 An HTTP referee for five board and card games. Create a match, then submit actions, each with
@@ -53,6 +54,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api = ProblemApi(app)
     for blueprint in (games.blp, matches.blp, ops.blp):
         api.register_blueprint(blueprint)
+    app.register_blueprint(web_pages)
     limits.install(app, settings, exempt={ops.blp.name})
     observability.install(app, settings.access_log)
 

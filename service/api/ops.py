@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import secrets
 from typing import Any
 
 from flask import Response, current_app
@@ -9,7 +11,11 @@ from flask_smorest import Blueprint
 
 from schemas import HealthSchema
 from service import metrics
+from service.engine import Rng
+from service.engine.registry import games
 from service.store import StoreUnavailable
+
+log = logging.getLogger("referee")
 
 blp = Blueprint("ops", __name__, description="Liveness, readiness and metrics.")
 
@@ -25,13 +31,33 @@ def healthz() -> dict[str, Any]:
 @blp.response(200, HealthSchema)
 @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
 def readyz() -> Any:
-    """Readiness: the match store answers."""
+    """Readiness: the match store answers and every game can set up a match (its data loads)."""
     kind = current_app.config["REFEREE_STORE_KIND"]
+    games_state = "ok" if games_load(current_app.extensions) else "unavailable"
     try:
         current_app.extensions["referee"].store.ping()
     except StoreUnavailable:
-        return {"status": "unavailable", "store": kind}, 503, {"Retry-After": "1"}
-    return {"status": "ok", "store": kind}
+        return {"status": "unavailable", "store": kind, "games": games_state}, 503, {"Retry-After": "1"}
+    if games_state != "ok":
+        return {"status": "unavailable", "store": kind, "games": games_state}, 503, {"Retry-After": "10"}
+    return {"status": "ok", "store": kind, "games": games_state}
+
+
+def games_load(extensions: dict[str, Any]) -> bool:
+    """Whether every game sets up a match at its smallest table with default options, which
+    reads all the seed data it needs. Checked until it first succeeds (``extensions`` keeps
+    that), since data that loaded once stays loaded; a failure logs its cause."""
+    if extensions.get("referee.games_ready"):
+        return True
+    try:
+        for game in games().values():
+            options = game.resolve_options(game.min_players, {})
+            game.setup(game.min_players, options, Rng(secrets.token_hex(32)))
+    except Exception:
+        log.exception("the games cannot set up a match: is the game data (seeds) installed?")
+        return False
+    extensions["referee.games_ready"] = True
+    return True
 
 
 @blp.route("/metrics")

@@ -1,22 +1,32 @@
 """Game data (boards, decks, card faces) lives in ``seeds/<game-id>/`` as JSON, not in code.
 
-``REFEREE_SEEDS_DIR`` points elsewhere (the Docker image sets it); by default the folder is
-the ``seeds/`` beside the ``service`` package in the checkout.
+The repository keeps it in its top-level ``seeds/``; the wheel ships the same files inside the
+package as ``service/seeds/`` (see setup.py), read through importlib.resources, so an installed
+referee runs from any directory. ``REFEREE_SEEDS_DIR`` points elsewhere when set.
 """
 
 from __future__ import annotations
 
 import os
 from functools import cache
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 
-def seeds_dir() -> Path:
+def seeds_dir() -> Traversable:
+    """Where the game data is read from: ``REFEREE_SEEDS_DIR``, else the copy shipped in the
+    installed package, else (a checkout, or an editable install) the repository's ``seeds/``."""
     configured = os.environ.get("REFEREE_SEEDS_DIR")
-    return Path(configured) if configured else Path(__file__).resolve().parents[2] / "seeds"
+    if configured:
+        return Path(configured)
+    shipped = resources.files("service") / "seeds"
+    if shipped.is_dir():
+        return shipped
+    return Path(__file__).resolve().parents[2] / "seeds"
 
 
 @cache
@@ -25,5 +35,4 @@ def load_seed(game_id: str, name: str) -> Any:
 
     Callers must not mutate what they get: it is shared.
     """
-    path = seeds_dir() / game_id / f"{name}.json"
-    return orjson.loads(path.read_bytes())
+    return orjson.loads((seeds_dir() / game_id / f"{name}.json").read_bytes())

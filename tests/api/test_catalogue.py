@@ -23,3 +23,13 @@ def test_one_game_and_an_unknown_one(client) -> None:
     assert missing.status_code == 404
     assert missing.content_type == PROBLEM_JSON
     assert missing.get_json()["code"] == "unknown_game"
+
+
+def test_the_landing_page_links_the_docs_the_catalogue_and_the_spec(client) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and page.content_type.startswith("text/html")
+    text = page.data.decode()
+    for link in ('href="/docs"', 'href="/v1/games"', 'href="/openapi.json"', 'href="/v1/games/the-game"'):
+        assert link in text
+    for target in ("/docs", "/v1/games", "/openapi.json", "/v1/games/the-game"):
+        assert client.get(target).status_code == 200
