@@ -10,6 +10,11 @@ laid together), lays until the minimum is met, then goes on only while a card is
 which leaves room on the piles for the next players. When its
 hand is the last one and the draw pile is empty, everything is known: it searches for the best
 order.
+
+Before the first turn the seats agree on who starts. The bot judges only its own hand (the
+cost of its cheapest opening): it proposes itself when that opening is cheap, and otherwise
+proposes the next seat or accepts what is on the table — unless its opening is so cheap that it
+claims the start with its one proposal.
 """
 
 from __future__ import annotations
@@ -51,11 +56,14 @@ class TheGameBot:
     """``risk[h]``: the cost of a card still to be laid that ``h`` piles can take;
     ``extra_cost``: the largest cost of a card laid beyond the minimum; ``widths``: how many
     of the cheapest cards the turn search tries at each depth; ``search_budget``: positions the
-    endgame search may visit. The card range and the backwards step come from the game's
-    seed data."""
+    endgame search may visit; ``good_opening`` and ``claim_opening``: the opening costs under
+    which it proposes itself as the starter, and under which it overrides another proposal.
+    The card range and the backwards step come from the game's seed data."""
 
     risk: tuple[float, ...] = (12.0, 2.0, 0.6, 0.2, 0.0)
     extra_cost: float = 0.2
+    good_opening: float = 2.0
+    claim_opening: float = 0.6
     widths: tuple[int, ...] = (10, 4)
     search_budget: int = 20_000
 
@@ -69,6 +77,8 @@ class TheGameBot:
         return int(rules()["highest"]) + 2
 
     def choose(self, view: View, legal: list[Action], rng: random.Random) -> Action:
+        if view["starter_agreement"] is not None:
+            return self.negotiate(view, legal)
         if not any(a["type"] == "play" for a in legal):
             return legal[-1]
         if view["draw_pile"] == 0 and sum(view["hand_counts"]) == len(view["hand"]):
@@ -86,6 +96,28 @@ class TheGameBot:
         if owed > 0 or value <= self.extra_cost:
             return {"type": "play", "card": move[0], "pile": move[1]}
         return {"type": "end_turn"}
+
+    def negotiate(self, view: View, legal: list[Action]) -> Action:
+        """Who should start, judged from this seat's own hand only."""
+        me, players = view["seat"], len(view["hand_counts"])
+        proposal = view["starter_agreement"]["proposal"]
+        opening = self.opening_cost(view)
+        can_propose = any(a["type"] == "propose_starter" for a in legal)
+        if proposal is None:
+            starter = me if opening <= self.good_opening else (me + 1) % players
+            return {"type": "propose_starter", "seat": starter}
+        if proposal != me and can_propose and opening <= self.claim_opening:
+            return {"type": "propose_starter", "seat": me}
+        return {"type": "accept_starter"}
+
+    def opening_cost(self, view: View) -> float:
+        """What the cheapest first turn from this hand would cost on the piles as they are."""
+        ups = tuple(p["direction"] == "up" for p in view["piles"])
+        tops = tuple(p["top"] for p in view["piles"])
+        data = rules()
+        still = set(range(data["lowest"], data["highest"] + 1)) - set(view["laid"])
+        value, _ = self.search(self.table(ups, tops, still), list(view["hand"]), view["minimum"], 0)
+        return value
 
     def search(self, table: Table, hand: list[int], owed: int, level: int) -> tuple[float, tuple[int, int] | None]:
         """The cheapest way on from here within this turn: ``(cost, first play)``.

@@ -23,7 +23,8 @@ def problem(response, status: int, code: str) -> dict:
 
 @pytest.fixture
 def match(client) -> MatchClient:
-    return MatchClient.create(client, GAME, 2)
+    # the HTTP error contract, not The Game's talk about who starts: seat 0 starts at once
+    return MatchClient.create(client, GAME, 2, options={"first_seat": 0})
 
 
 def unchanged(match: MatchClient, before: dict) -> None:

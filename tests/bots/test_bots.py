@@ -69,6 +69,33 @@ def test_the_endgame_search_finds_the_one_order_that_lays_every_card() -> None:
     assert THE_GAME.outcome(state)["detail"]["won"]
 
 
+def test_the_game_bot_takes_part_in_agreeing_who_starts_from_its_own_hand() -> None:
+    """It proposes itself when its own opening is cheap, else the next seat; it accepts a
+    proposal unless its opening is cheap enough to claim the start with its one proposal."""
+    bot = TheGameBot()
+    claimed = 0
+    for seed in range(30):
+        state = THE_GAME.setup(3, THE_GAME.resolve_options(3, {}), Rng(seed.to_bytes(8, "big")))
+        costs = [bot.opening_cost(THE_GAME.view(state, seat)) for seat in range(3)]
+        first = bot.choose(THE_GAME.view(state, 0), THE_GAME.legal_actions(state, 0), random.Random(0))
+        assert first == {"type": "propose_starter", "seat": 0 if costs[0] <= bot.good_opening else 1}
+        said = 1
+        state, _ = THE_GAME.apply(state, 0, first, Rng(b"x"))
+        while state["agreement"] is not None:
+            seat = THE_GAME.to_act(state)[0]
+            action = bot.choose(THE_GAME.view(state, seat), THE_GAME.legal_actions(state, seat), random.Random(0))
+            if action["type"] == "propose_starter":
+                assert action["seat"] == seat and costs[seat] <= bot.claim_opening
+                claimed += 1
+            state, _ = THE_GAME.apply(state, seat, action, Rng(b"x"))
+            said += 1
+        assert said <= 9
+        cheap = [s for s in range(3) if costs[s] <= bot.claim_opening]
+        if cheap:
+            assert costs[state["turn"]] <= bot.claim_opening, "a seat with a cheap opening starts"
+    assert claimed, "some seat claimed the start over another proposal"
+
+
 @pytest.mark.parametrize("game_id", sorted(games()))
 def test_every_game_has_a_random_bot_and_its_heuristic_one_by_name(game_id: str) -> None:
     from service.bots.registry import HEURISTIC_BOTS, make_bot

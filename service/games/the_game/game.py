@@ -8,12 +8,16 @@ back up to the hand size. The numbers come from ``seeds/the-game/cards.json``.
 The sections of the rulebook, as the methods below follow them:
 
 - *Preparazione*: :meth:`TheGame.setup` deals 8 (solo), 7 (two players) or 6 cards.
-- *Svolgimento*: at least two cards a turn (three in the professional version) while the
+- *Svolgimento*: "dopo aver guardato le carte, i giocatori si accordano su chi inizia" — the
+  seats agree on the starter with public ``propose_starter`` / ``accept_starter`` actions
+  (:mod:`.starter`); solo, or with the ``first_seat`` option, play starts at once. Then at
+  least two cards a turn (three in the professional version) while the
   draw pile lasts, one after (*Fine della partita*); players with an empty hand are skipped.
 - *La mossa al contrario*: :mod:`.piles`.
 - *Fine della partita*: the match ends as soon as the player to act cannot play their
   minimum — checked when a turn starts, and again after each card while the minimum is not
-  yet met — or when every card has been played.
+  yet met (can the cards still owed be laid in some order?) — or when every card has been
+  played. The result is "brillante" under ten cards left, unless the match was lost to fire.
 - *On Fire*: a fire card not covered by the end of the next player's turn loses at once.
 """
 
@@ -36,8 +40,10 @@ from service.engine import (
     load_seed,
 )
 from service.games.the_game import piles as P
+from service.games.the_game import starter as S
 
 GAME_ID = "the-game"
+AGREE = "agree"
 
 
 def rules() -> dict[str, Any]:
@@ -75,14 +81,25 @@ class TheGame(Game):
         ),
         Option(
             "first_seat",
-            "int",
-            0,
-            "The seat that starts (the players agree on it; seat 0 by default).",
-            minimum=0,
-            maximum=4,
+            "enum",
+            AGREE,
+            "Who starts: 'agree' (the default: after the deal the seats agree on it with "
+            "propose_starter / accept_starter), or a seat number to skip that negotiation.",
+            choices=(AGREE, 0, 1, 2, 3, 4),
         ),
     )
     action_types = (
+        ActionType(
+            "propose_starter",
+            "Before the first turn: propose the seat that starts (each seat proposes at most "
+            "once; a new proposal replaces the one on the table).",
+            {"seat": {"type": "integer", "minimum": 0, "maximum": 4}},
+        ),
+        ActionType(
+            "accept_starter",
+            "Before the first turn: agree with the proposal on the table; when every seat "
+            "agrees, that seat starts.",
+        ),
         ActionType(
             "play",
             "Lay one card from your hand on a pile: higher on an ascending pile, lower on a "
@@ -101,7 +118,7 @@ class TheGame(Game):
     # -- set-up --------------------------------------------------------------------------
 
     def check_options(self, players: int, options: dict[str, Any]) -> None:
-        if options["first_seat"] >= players:
+        if options["first_seat"] != AGREE and options["first_seat"] >= players:
             raise InvalidOptions(
                 "invalid_option",
                 f"first_seat must be a seat of this match (0–{players - 1}), "
@@ -124,18 +141,28 @@ class TheGame(Game):
                 {"direction": p["direction"], "top": p["start"], "count": 0, "burning": None}
                 for p in data["piles"]
             ],
-            "turn": options["first_seat"],
+            "turn": None,
+            "agreement": None,
             "played": 0,
             "over": False,
             "reason": None,
         }
-        self._start_turn(state, [])
+        first = options["first_seat"]
+        if first == AGREE and players > 1:
+            state["agreement"] = S.opening()
+        else:
+            state["turn"] = 0 if first == AGREE else first
+            self._start_turn(state, [])
         return state
 
     # -- whose turn, what is legal -------------------------------------------------------
 
     def to_act(self, state: State) -> list[int]:
-        return [] if state["over"] else [state["turn"]]
+        if state["over"]:
+            return []
+        if state["agreement"] is not None:
+            return [state["agreement"]["speaker"]]
+        return [state["turn"]]
 
     def minimum(self, state: State) -> int:
         """Cards the player to act must lay this turn: two (three for professionals) while the
@@ -146,8 +173,10 @@ class TheGame(Game):
         return data["minimum_professional"] if state["options"]["professional"] else data["minimum"]
 
     def legal_actions(self, state: State, seat: int) -> list[Action]:
-        if state["over"] or seat != state["turn"]:
+        if seat not in self.to_act(state):
             return []
+        if state["agreement"] is not None:
+            return S.options(state["agreement"], state["players"])
         step = rules()["backwards_step"]
         actions: list[Action] = [
             {"type": "play", "card": card, "pile": p}
@@ -159,7 +188,22 @@ class TheGame(Game):
             actions.append({"type": "end_turn"})
         return actions
 
+    def check(self, state: State, seat: int, action: Action) -> None:
+        super().check(state, seat, action)
+        # True == 1 and 37.0 == 37 in Python: they must not pass for a seat or a card
+        if any(type(v) in (bool, float) for v in action.values()):
+            raise IllegalAction("bad_action", "Cards, piles and seats are JSON integers.")
+
     def explain(self, state: State, seat: int, action: Action) -> IllegalAction:
+        agreement = state["agreement"]
+        if action["type"] in ("propose_starter", "accept_starter"):
+            return self._explain_agreement(state, action)
+        if agreement is not None:
+            return IllegalAction(
+                "starter_not_agreed",
+                "The players first agree on who starts (propose_starter, accept_starter).",
+                rule="who starts",
+            )
         step = rules()["backwards_step"]
         if action["type"] == "end_turn":
             need = self.minimum(state)
@@ -185,15 +229,58 @@ class TheGame(Game):
             rule="pile order",
         )
 
+    @staticmethod
+    def _explain_agreement(state: State, action: Action) -> IllegalAction:
+        agreement = state["agreement"]
+        if agreement is None:
+            return IllegalAction(
+                "starter_already_agreed", "Who starts is settled: the match is under way.", rule="who starts"
+            )
+        if action["type"] == "accept_starter":
+            return IllegalAction(
+                "nothing_to_accept", "Nobody has proposed a starter yet: propose one.", rule="who starts"
+            )
+        if agreement["speaker"] in agreement["proposed"]:
+            return IllegalAction(
+                "proposal_used",
+                "Each seat proposes a starter once; accept the proposal on the table.",
+                rule="who starts",
+            )
+        if action["seat"] == agreement["proposal"]:
+            return IllegalAction(
+                "already_proposed", "That seat is already proposed: accept_starter agrees with it.", rule="who starts"
+            )
+        return IllegalAction(
+            "no_such_seat", f"Seat {action['seat']!r} is not a seat of this match.", rule="who starts"
+        )
+
     # -- moves -----------------------------------------------------------------------------
 
     def perform(self, state: State, seat: int, action: Action, rng: Rng) -> tuple[State, list[Event]]:
         events: list[Event] = []
         if action["type"] == "play":
             self._play(state, seat, action["card"], action["pile"], events)
-        else:
+        elif action["type"] == "end_turn":
             self._end_turn(state, seat, events)
+        else:
+            self._negotiate(state, seat, action, events)
         return state, events
+
+    def _negotiate(self, state: State, seat: int, action: Action, events: list[Event]) -> None:
+        agreement, players = state["agreement"], state["players"]
+        if action["type"] == "propose_starter":
+            S.propose(agreement, players, action["seat"])
+            events.append({"type": "starter_proposed", "seat": seat, "starter": action["seat"]})
+        else:
+            S.accept(agreement, players)
+            events.append({"type": "starter_accepted", "seat": seat, "starter": agreement["proposal"]})
+        starter = S.agreed_starter(agreement, players)
+        if starter is None:
+            return
+        state["agreement"] = None
+        state["turn"] = starter
+        events.append({"type": "starter_agreed", "starter": starter})
+        self._start_turn(state, events)
 
     def _play(self, state: State, seat: int, card: int, p: int, events: list[Event]) -> None:
         data = rules()
@@ -208,9 +295,8 @@ class TheGame(Game):
         events.append(
             {"type": "played", "seat": seat, "card": card, "pile": p, "backwards": backwards, "fire": fire}
         )
-        if state["played"] < self.minimum(state) and not P.can_lay(
-            state["hands"][seat], state["piles"], 1, data["backwards_step"]
-        ):
+        owed = self.minimum(state) - state["played"]
+        if owed > 0 and not P.can_lay(state["hands"][seat], state["piles"], owed, data["backwards_step"]):
             self._finish(state, "stuck", events)
 
     def _end_turn(self, state: State, seat: int, events: list[Event]) -> None:
@@ -266,6 +352,9 @@ class TheGame(Game):
             "hand_counts": [len(h) for h in state["hands"]],
             "draw_pile": len(state["deck"]),
             "turn": state["turn"],
+            "starter_agreement": None if state["agreement"] is None else {
+                k: (list(v) if isinstance(v, list) else v) for k, v in state["agreement"].items()
+            },
             "played_this_turn": state["played"],
             "minimum": self.minimum(state),
             "cards_left": cards_left(state),
@@ -275,6 +364,7 @@ class TheGame(Game):
             "reason": state["reason"],
         }
         if seat is not None:
+            view["seat"] = seat
             view["hand"] = list(state["hands"][seat])
         return view
 
@@ -283,6 +373,7 @@ class TheGame(Game):
             return None
         left = cards_left(state)
         won = left == 0 and state["reason"] == "all_played"
+        burnt = state["reason"] == "fire"
         players = state["players"]
         return {
             "scores": [left] * players,
@@ -291,8 +382,8 @@ class TheGame(Game):
             "detail": {
                 "cards_left": left,
                 "won": won,
-                "brilliant": left < rules()["brilliant_below"],
-                "reason": state["reason"],
+                "brilliant": left < rules()["brilliant_below"] and not burnt,
+                "end_reason": state["reason"],
                 "score_means": "cards not laid (hands plus draw pile); 0 beats the game",
             },
         }

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
 
+from service.bots.the_game import TheGameBot
 from service.engine import IllegalAction, InvalidOptions, NotYourTurn, Rng
 from service.games.the_game import GAME
+from service.games.the_game import piles as P
+from tests.support.the_game import agree_in_engine
 
 UP_A, UP_B, DOWN_A, DOWN_B = 0, 1, 2, 3
 RNG = Rng(b"rulebook")
@@ -20,9 +24,11 @@ def table(
     turn: int = 0,
     **options: Any,
 ) -> dict[str, Any]:
-    """A match laid out by hand: these hands, pile tops and draw pile (top card first)."""
+    """A match laid out by hand after the seats agreed that ``turn`` starts: these hands,
+    pile tops and draw pile (top card first)."""
     players = len(hands)
     state = GAME.setup(players, GAME.resolve_options(players, options), Rng(b"table"))
+    agree_in_engine(state, turn)
     state["hands"] = [sorted(h) for h in hands]
     for pile, top in zip(state["piles"], tops):
         pile["top"] = top
@@ -259,7 +265,7 @@ def test_laying_every_card_beats_the_game() -> None:
     outcome = GAME.outcome(state)
     assert outcome is not None and outcome["winners"] == [0, 1]
     assert outcome["detail"] | {} == {
-        "cards_left": 0, "won": True, "brilliant": True, "reason": "all_played",
+        "cards_left": 0, "won": True, "brilliant": True, "end_reason": "all_played",
         "score_means": outcome["detail"]["score_means"],
     }
     assert outcome["ranks"] == [1, 1] and outcome["scores"] == [0, 0]
@@ -293,6 +299,40 @@ def test_professionals_owe_one_card_once_the_draw_pile_is_empty() -> None:
     play(state, 5, UP_A)
     end_turn(state)
     assert state["turn"] == 1
+
+
+def first_card_leaving_one_more_but_not_two(seed: int) -> tuple[dict[str, Any], int, dict[str, Any]] | None:
+    """Random professional play until the player to act, owing three cards, could lay a card
+    after which one more card still fits but no two do: ``(state, seat, that play)``."""
+    chooser = random.Random(seed)
+    rng = Rng(seed.to_bytes(8, "big"))
+    state = GAME.setup(2, GAME.resolve_options(2, {"professional": True}), rng)
+    agree_in_engine(state, 0, rng)
+    step = 10
+    while to_act := GAME.to_act(state):
+        seat = to_act[0]
+        legal = GAME.legal_actions(state, seat)
+        if GAME.view(state, seat)["minimum"] == 3 and state["played"] == 0:
+            for action in legal:
+                rest = [c for c in state["hands"][seat] if c != action["card"]]
+                piles = [dict(p) for p in state["piles"]]
+                piles[action["pile"]]["top"] = action["card"]
+                if P.can_lay(rest, piles, 1, step) and not P.can_lay(rest, piles, 2, step):
+                    return state, seat, action
+        state, _ = GAME.apply(state, seat, chooser.choice(legal), rng)
+    return None
+
+
+def test_professionals_lose_as_soon_as_the_cards_still_owed_cannot_all_be_laid() -> None:
+    """"La partita termina appena il giocatore di turno non è in grado di calare il numero minimo
+    di carte": a professional who owes three cards and lays one after which only one more
+    fits cannot reach the minimum any more, so the match ends there, in the middle of the turn."""
+    found = next(f for f in map(first_card_leaving_one_more_but_not_two, range(20)) if f is not None)
+    state, seat, action = found
+    _, events = GAME.apply(state, seat, action, RNG)
+    assert state["over"] and state["reason"] == "stuck" and GAME.to_act(state) == []
+    assert events[-1]["type"] == "match_over" and events[-1]["reason"] == "stuck"
+    assert GAME.outcome(state)["detail"]["end_reason"] == "stuck"
 
 
 @pytest.mark.parametrize(("players", "hand"), [(1, 7), (2, 6), (3, 5), (4, 5), (5, 5)])
@@ -333,7 +373,31 @@ def test_the_44_left_uncovered_after_susannas_turn_loses_at_once() -> None:
     assert state["over"] and state["reason"] == "fire"
     assert {"type": "fire_uncovered", "pile": UP_A, "card": 44} in events
     outcome = GAME.outcome(state)
-    assert outcome is not None and outcome["winners"] == [] and outcome["detail"]["reason"] == "fire"
+    assert outcome is not None and outcome["winners"] == [] and outcome["detail"]["end_reason"] == "fire"
+
+
+def bot_solo_on_fire(seed: int) -> dict[str, Any]:
+    """A solo "On Fire" match played to its end by the reference bot."""
+    rng = Rng(seed.to_bytes(8, "big"))
+    chooser = random.Random(seed)
+    state = GAME.setup(1, GAME.resolve_options(1, {"on_fire": True}), rng)
+    bot = TheGameBot()
+    while GAME.to_act(state):
+        state, _ = GAME.apply(state, 0, bot.choose(GAME.view(state, 0), GAME.legal_actions(state, 0), chooser), rng)
+    return state
+
+
+def test_a_match_lost_to_fire_is_never_brilliant() -> None:
+    """"Altrimenti la partita è persa immediatamente": a match lost to an uncovered fire card is
+    lost, however few cards are left, so it is never rated "brillante". The bot loses solo
+    matches to fire with fewer than ten cards left on seeds 22 and 37 (a search over 0–299)."""
+    lost = next(
+        state for state in map(bot_solo_on_fire, range(22, 40))
+        if state["reason"] == "fire" and 0 < GAME.outcome(state)["detail"]["cards_left"] < 10
+    )
+    detail = GAME.outcome(lost)["detail"]
+    assert detail["end_reason"] == "fire" and not detail["won"]
+    assert detail["brilliant"] is False
 
 
 def test_martino_may_cover_his_own_fire_card() -> None:
