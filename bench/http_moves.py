@@ -1,5 +1,6 @@
-"""Moves per second through gunicorn (2 sync workers) + Redis, beside a bare Flask endpoint
-doing one Redis GET and SET, in the same run and under the same load generator.
+"""Moves per second through gunicorn (2 gevent workers, the shipped configuration) + Redis,
+beside a bare Flask endpoint doing one Redis GET and SET under the same gunicorn worker model,
+in the same run and under the same load generator.
 
 Each client thread plays solo matches of The Game: it creates a match, then posts one action
 after another, each chosen from the ``legal_actions`` of the previous answer, with the state
@@ -10,7 +11,11 @@ the benchmark would measure match creation as much as moves. The bare
 endpoint gets the same number of client threads posting a body of the same size. Both servers
 run the production configuration (access log and rate limiter on, limit set out of reach).
 
-    python bench/http_moves.py [--seconds 10] [--clients 8] [--redis redis://127.0.0.1:6379/14]
+    python bench/http_moves.py [--seconds 10] [--rounds 2] [--clients 8] [--workers gevent,sync]
+                               [--redis redis://127.0.0.1:6379/14]
+
+``--workers gevent,sync`` measures the shipped gevent workers and the sync workers used before
+them side by side, each against its own bare endpoint.
 """
 
 from __future__ import annotations
@@ -156,35 +161,48 @@ def run_load(kind: str, port: int, seconds: float, clients: int) -> dict[str, fl
     }
 
 
+WORKER_OPTIONS = {"gevent": ["-k", "gevent", "--worker-connections", "1000"], "sync": ["-k", "sync"]}
+LABELS = {"bare": "bare Flask: one Redis GET + SET", "referee": "referee: POST action (a move)"}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--seconds", type=float, default=10, help="load time per endpoint and worker model")
+    parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds; the best of them is kept")
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/14")
+    parser.add_argument(
+        "--workers", default="gevent",
+        help="worker models to compare, comma-separated: gevent (shipped), sync (the model before it)",
+    )
     args = parser.parse_args()
-    ports = {"referee": free_port(), "bare": free_port()}
-    servers = [
-        start("service:create_app()", ports["referee"], args.redis, ["-c", "python:service.gunicorn_conf"]),
-        start("bench.bare_app:app", ports["bare"], args.redis, []),
-    ]
+    models = args.workers.split(",")
+    apps = {"bare": "bench.bare_app:app", "referee": "service:create_app()"}
+    ports = {(model, kind): free_port() for model in models for kind in apps}
+    servers = []
     try:
-        results = {}
-        for kind in ("bare", "referee", "bare", "referee"):  # interleaved, best of two each
-            result = run_load(kind, ports[kind], args.seconds / 2, args.clients)
-            if kind not in results or result["rate"] > results[kind]["rate"]:
-                results[kind] = result
+        for (model, kind), port in ports.items():
+            config = ["-c", "python:service.gunicorn_conf"] if kind == "referee" else []
+            servers.append(start(apps[kind], port, args.redis, [*config, *WORKER_OPTIONS[model]]))
+        results: dict[tuple[str, str], dict[str, float]] = {}
+        for _ in range(args.rounds):  # interleaved, so a change of machine load hits every row alike
+            for key, port in ports.items():
+                result = run_load(key[1], port, args.seconds / args.rounds, args.clients)
+                if key not in results or result["rate"] > results[key]["rate"]:
+                    results[key] = result
     finally:
         for server in servers:
             server.terminate()
             server.wait(10)
-    print(f"gunicorn, 2 sync workers, {args.clients} client threads in 2 processes, {args.seconds:.0f} s each, Redis {args.redis}")
-    print("| endpoint | requests/s | p50 ms | p90 ms | p99 ms | non-200 |")
-    print("| --- | --- | --- | --- | --- | --- |")
-    labels = {"bare": "bare Flask: one Redis GET + SET", "referee": "referee: POST action (a move)"}
-    for kind in ("bare", "referee"):
-        r = results[kind]
-        print(f"| {labels[kind]} | {r['rate']:.0f} | {r['p50']:.2f} | {r['p90']:.2f} | {r['p99']:.2f} | {r['errors']} |")
-    print(f"\nratio referee / bare: {results['referee']['rate'] / results['bare']['rate']:.2f}")
+    print(f"gunicorn, 2 workers, {args.clients} client threads in 2 processes, {args.seconds:.0f} s per row "
+          f"(best of {args.rounds} interleaved rounds), Redis {args.redis}")
+    print("| workers | endpoint | requests/s | p50 ms | p90 ms | p99 ms | non-200 |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for (model, kind), r in results.items():
+        print(f"| {model} | {LABELS[kind]} | {r['rate']:.0f} | {r['p50']:.2f} | {r['p90']:.2f} | {r['p99']:.2f} | {r['errors']} |")
+    for model in models:
+        ratio = results[(model, "referee")]["rate"] / results[(model, "bare")]["rate"]
+        print(f"\nratio referee / bare, {model} workers: {ratio:.2f}")
 
 
 if __name__ == "__main__":
