@@ -14,6 +14,7 @@ from schemas.matches import (
 )
 from schemas.ops import HealthSchema
 from schemas.problems import ProblemSchema
+from schemas.replays import KeySetSchema, ReplaySchema
 
 __all__ = [
     "ActionRequestSchema",
@@ -25,8 +26,10 @@ __all__ = [
     "HealthSchema",
     "HistoryQuerySchema",
     "HistorySchema",
+    "KeySetSchema",
     "LegalActionsSchema",
     "MatchSchema",
     "ProblemSchema",
+    "ReplaySchema",
     "ValidationResultSchema",
 ]

@@ -9,11 +9,12 @@ import swagger_ui_bundle
 from flask import Flask, Response, send_from_directory
 
 from service import limits, observability
-from service.api import games, matches, ops
+from service.api import games, matches, ops, replays
 from service.api.errors import ProblemApi
 from service.config import Settings
 from service.jsonprovider import OrjsonProvider
 from service.referee import Referee
+from service.replay import ReplaySigner
 from service.store import open_store
 from service.tokens import StateTokens
 from service.web import blp as web_pages
@@ -50,9 +51,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     store = open_store(settings.redis_url, settings.store_timeout_seconds)
     app.extensions["referee"] = Referee(store, StateTokens(settings.secret), settings.match_ttl_seconds)
+    app.extensions["replay_signer"] = ReplaySigner.configured(settings.replay_key, settings.secret)
 
     api = ProblemApi(app)
-    for blueprint in (games.blp, matches.blp, ops.blp):
+    for blueprint in (games.blp, matches.blp, replays.blp, ops.blp):
         api.register_blueprint(blueprint)
     app.register_blueprint(web_pages)
     limits.install(app, settings, exempt={ops.blp.name})

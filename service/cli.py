@@ -1,4 +1,5 @@
-"""The ``referee`` command: ``serve`` the API, and ``openapi --write/--check`` the spec."""
+"""The ``referee`` command: ``serve`` the API, ``openapi --write/--check`` the spec, and
+``verify`` a replay."""
 
 from __future__ import annotations
 
@@ -76,6 +77,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_verify(args: argparse.Namespace) -> int:
+    from service import verify_command
+
+    return verify_command.run(args.source, args.key, args.skip_signature)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="referee", description="The game-referee service.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -90,6 +97,11 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--check", action="store_true")
     spec.add_argument("--path", default=str(DEFAULT_SPEC))
     spec.set_defaults(run=cmd_openapi)
+    check = sub.add_parser("verify", help="verify a finished match's replay: signature, seed, every move, outcome")
+    check.add_argument("source", help="a replay file, '-' for standard input, or its URL (…/v1/matches/<id>/replay)")
+    check.add_argument("--key", action="append", default=[], help="trusted key: JWK Set file or URL, or base64url key")
+    check.add_argument("--skip-signature", action="store_true", help="replay the moves without checking who signed")
+    check.set_defaults(run=cmd_verify)
     args = parser.parse_args(argv)
     return int(args.run(args))
 

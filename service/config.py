@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -69,6 +70,14 @@ def _rate_limit(env: Mapping[str, str]) -> str:
     return text
 
 
+def _replay_key(env: Mapping[str, str]) -> str | None:
+    text = env.get("REFEREE_REPLAY_KEY", "").strip()
+    if text and not re.fullmatch(r"[0-9a-fA-F]{64}", text):
+        # The value is a private key: never echo it.
+        raise ConfigError("REFEREE_REPLAY_KEY is not 64 hex digits (a 32-byte Ed25519 private seed).")
+    return text or None
+
+
 @dataclass(frozen=True)
 class Settings:
     """What the service can be told from outside (see README, "Configuration")."""
@@ -81,6 +90,7 @@ class Settings:
     rate_limit_sync_seconds: float
     store_timeout_seconds: float
     access_log: bool
+    replay_key: str | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -115,6 +125,7 @@ class Settings:
             rate_limit_sync_seconds=_float(env, "REFEREE_RATE_LIMIT_SYNC", 0.1, minimum=0),
             store_timeout_seconds=_float(env, "REFEREE_STORE_TIMEOUT", 2.0, minimum=0.001),
             access_log=_bool(env, "REFEREE_ACCESS_LOG", True),
+            replay_key=_replay_key(env),
         )
 
 

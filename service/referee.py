@@ -149,17 +149,23 @@ class Referee:
         }
 
     def history(self, match_id: str, bearer: str | None, cursor: int, limit: int) -> dict[str, Any]:
-        """The action log from ``cursor`` on, redacted for the caller."""
+        """The action log from ``cursor`` on, redacted for the caller while the match runs.
+
+        Once it is finished nothing is hidden any more, as at a table when the cards are
+        turned over: the seed is revealed, so every hand could be recomputed anyway.
+        """
         match, _ = self.load(match_id)
         caller = self.caller(match, bearer)
         game = self.game(match.game_id)
+        revealed = game.outcome(match.state) is not None
         total = self._store(lambda: self.store.history_length(match_id))
         raw = self._store(lambda: self.store.history(match_id, cursor, cursor + limit))
         entries = []
         for item in raw:
             entry = orjson.loads(item)
-            entry["action"] = game.redact_action(entry["action"], entry["seat"], caller.seat)
-            entry["events"] = game.visible_events(entry["events"], caller.seat)
+            if not revealed:
+                entry["action"] = game.redact_action(entry["action"], entry["seat"], caller.seat)
+                entry["events"] = game.visible_events(entry["events"], caller.seat)
             entries.append(entry)
         end = cursor + len(entries)
         return {
@@ -168,6 +174,22 @@ class Referee:
             "entries": entries,
             "next_cursor": end if end < total else None,
         }
+
+    def finished_log(self, match_id: str) -> tuple[Match, Game, list[dict[str, Any]]]:
+        """A finished match, its game and its whole action log, unredacted (for its replay).
+
+        :raises Conflict: ``match_not_finished`` while the match runs (its seed is secret).
+        """
+        match, _ = self.load(match_id)
+        game = self.game(match.game_id)
+        if game.outcome(match.state) is None:
+            raise Conflict(
+                "match_not_finished",
+                f"The match is at version {match.version} and still running; its replay exists once it is finished.",
+                current_version=match.version,
+            )
+        raw = self._store(lambda: self.store.history(match_id, 0, match.version))
+        return match, game, [orjson.loads(item) for item in raw]
 
     # -- acting ----------------------------------------------------------------------------
 
