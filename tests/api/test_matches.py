@@ -12,6 +12,7 @@ import pytest
 
 from service.engine import InvalidOptions, Rng
 from service.engine.registry import games
+from service.replay import ENTRY_FIELDS, TrustedKeys, verify
 from tests.support.http import MatchClient, auth
 
 
@@ -99,7 +100,8 @@ def test_random_bots_finish_with_every_option(client, game_id: str, options: dic
 
 
 def assert_log_replays(client, match: MatchClient, final: dict) -> None:
-    """The revealed seed and each seat's own log entries rebuild the final state offline."""
+    """The revealed seed and each seat's own log entries rebuild the final state offline, and
+    the match's signed replay verifies and equals the history, which the end unredacted."""
     game = games()[final["game"]]
     entries = []
     cursor = 0
@@ -123,6 +125,9 @@ def assert_log_replays(client, match: MatchClient, final: dict) -> None:
         rng = Rng(final["seed"], rng.position())
         state, _ = game.apply(state, entry["seat"], own[entry["version"]], rng)
     assert game.view(state, None) == final["view"]
+    replay = client.get(f"{match.url}/replay").get_json()
+    assert verify(replay, TrustedKeys.parse(client.get("/v1/keys").data.decode())).actions == final["version"]
+    assert replay["actions"] == [{k: e[k] for k in ENTRY_FIELDS} for e in entries], "the finished history is unredacted"
 
 
 def test_sixteen_threads_racing_one_token_let_exactly_one_win(app) -> None:

@@ -5,6 +5,7 @@ Docker image's command line. None of them is given a metrics folder: each must s
 
 from __future__ import annotations
 
+import io
 import random
 import re
 import time
@@ -12,6 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from service import verify_command
 from tests.support.http import MatchClient, WireClient
 from tests.support.servers import Server, clean_env, documented_ways, free_port, running, slow_clients
 
@@ -61,3 +63,15 @@ def test_metrics_add_up_over_every_worker(server: Server) -> None:
     moves = play_matches(server.client, range(1, 6))
     assert moves_counted(server.client) - before == moves, "every move must be counted once"
     assert "referee_http_requests_total{" in server.client.get("/metrics").data.decode()
+
+
+def test_every_worker_signs_replays_with_the_one_published_key(server: Server) -> None:
+    """The signing key is configured like the state-token secret: whichever worker answers,
+    /v1/keys is the same and a replay verifies against it, as ``referee verify URL`` does."""
+    assert len({server.client.get("/v1/keys").data for _ in range(12)}) == 1
+    match = MatchClient.create(server.client, "the-game", 2)
+    assert match.play_to_end(random.Random(2))["status"] == "finished"
+    for _ in range(4):
+        out = io.StringIO()
+        assert verify_command.run(f"{server.client.base_url}{match.url}/replay", [], False, out) == 0, out.getvalue()
+        assert "VERIFIED the-game" in out.getvalue()
