@@ -9,20 +9,30 @@ class EngineSchema(Schema):
     """What ruled the match."""
 
     name = fields.String(required=True, metadata={"example": "game-referee"})
-    version = fields.String(required=True, metadata={"description": "The package version.", "example": "0.1.0"})
+    version = fields.String(
+        required=True, metadata={"description": "The package version.", "example": "0.1.0"}
+    )
     data_sha256 = fields.String(
         required=True,
-        metadata={"description": "`sha256sum *.json | sha256sum` of the game's folder in `seeds/`: its decks and boards."},
+        metadata={
+            "description": "`sha256sum *.json | sha256sum` of the game's folder in `seeds/`: its decks and boards."
+        },
     )
 
 
 class ReplayEntrySchema(Schema):
     """One action as it was adjudicated, with everything it caused, nothing hidden."""
 
-    version = fields.Integer(required=True, metadata={"description": "The version this action produced (1, 2, …)."})
+    version = fields.Integer(
+        required=True, metadata={"description": "The version this action produced (1, 2, …)."}
+    )
     seat = fields.Integer(required=True)
     action = fields.Dict(required=True, metadata={"description": "The action exactly as submitted."})
-    events = fields.List(fields.Dict(), required=True, metadata={"description": "Every event, including those addressed `to` some seats."})
+    events = fields.List(
+        fields.Dict(),
+        required=True,
+        metadata={"description": "Every event, including those addressed `to` some seats."},
+    )
     at = fields.String(metadata={"description": "When it was committed (UTC, ISO 8601)."})
 
 
@@ -30,8 +40,13 @@ class SignatureSchema(Schema):
     """An Ed25519 signature over the canonical JSON of the document without `signature`."""
 
     algorithm = fields.String(required=True, metadata={"enum": ["Ed25519"]})
-    key_id = fields.String(required=True, metadata={"description": "The signing key's `kid` in `GET /v1/keys` (its RFC 7638 thumbprint)."})
-    value = fields.String(required=True, metadata={"description": "The 64-byte signature, base64url without padding."})
+    key_id = fields.String(
+        required=True,
+        metadata={"description": "The signing key's `kid` in `GET /v1/keys` (its RFC 7638 thumbprint)."},
+    )
+    value = fields.String(
+        required=True, metadata={"description": "The 64-byte signature, base64url without padding."}
+    )
 
 
 class ReplaySchema(Schema):
@@ -44,12 +59,18 @@ class ReplaySchema(Schema):
     engine = fields.Nested(EngineSchema, required=True)
     players = fields.Integer(required=True)
     options = fields.Dict(required=True, metadata={"description": "Every option, defaults filled in."})
-    seed = fields.String(required=True, metadata={"description": "The match's seed (64 hex digits), revealed."})
-    seed_sha256 = fields.String(required=True, metadata={"description": "The commitment published from the match's creation."})
+    seed = fields.String(
+        required=True, metadata={"description": "The match's seed (64 hex digits), revealed."}
+    )
+    seed_sha256 = fields.String(
+        required=True, metadata={"description": "The commitment published from the match's creation."}
+    )
     seed_supplied = fields.Boolean(required=True)
     created_at = fields.String(required=True)
     finished_at = fields.String(required=True)
-    version = fields.Integer(required=True, metadata={"description": "The final version: the number of actions."})
+    version = fields.Integer(
+        required=True, metadata={"description": "The final version: the number of actions."}
+    )
     actions = fields.List(fields.Nested(ReplayEntrySchema), required=True)
     outcome = fields.Nested(OutcomeSchema, required=True)
     signature = fields.Nested(SignatureSchema, required=True)
@@ -60,8 +81,12 @@ class JwkSchema(Schema):
 
     kty = fields.String(required=True, metadata={"enum": ["OKP"]})
     crv = fields.String(required=True, metadata={"enum": ["Ed25519"]})
-    x = fields.String(required=True, metadata={"description": "The 32-byte public key, base64url without padding."})
-    kid = fields.String(required=True, metadata={"description": "RFC 7638 thumbprint; replays name it as `signature.key_id`."})
+    x = fields.String(
+        required=True, metadata={"description": "The 32-byte public key, base64url without padding."}
+    )
+    kid = fields.String(
+        required=True, metadata={"description": "RFC 7638 thumbprint; replays name it as `signature.key_id`."}
+    )
     alg = fields.String(required=True, metadata={"enum": ["EdDSA"]})
     use = fields.String(required=True, metadata={"enum": ["sig"]})
 

@@ -108,7 +108,14 @@ def key_id(public_key: Ed25519PublicKey) -> str:
 def public_jwk(public_key: Ed25519PublicKey) -> dict[str, str]:
     """The public key as an RFC 8037 JWK, as ``GET /v1/keys`` publishes it."""
     raw = public_key.public_bytes(Encoding.Raw, PublicFormat.Raw)
-    return {"kty": "OKP", "crv": "Ed25519", "x": _b64(raw), "kid": key_id(public_key), "alg": "EdDSA", "use": "sig"}
+    return {
+        "kty": "OKP",
+        "crv": "Ed25519",
+        "x": _b64(raw),
+        "kid": key_id(public_key),
+        "alg": "EdDSA",
+        "use": "sig",
+    }
 
 
 class ReplaySigner:
@@ -143,7 +150,9 @@ class ReplaySigner:
             if len(seed) != 32:
                 raise ValueError("REFEREE_REPLAY_KEY must be 64 hex digits (a 32-byte Ed25519 private seed).")
             return cls.from_seed(seed)
-        derived = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=_KEY_DERIVATION_INFO).derive(secret)
+        derived = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=_KEY_DERIVATION_INFO).derive(
+            secret
+        )
         return cls.from_seed(derived)
 
     def key_set(self) -> dict[str, list[dict[str, str]]]:
@@ -154,7 +163,9 @@ class ReplaySigner:
         """``document`` with its ``signature`` member (replacing any it had)."""
         unsigned = {k: v for k, v in document.items() if k != "signature"}
         value = self._private_key.sign(canonical_json(unsigned))
-        return unsigned | {"signature": {"algorithm": SIGNATURE_ALGORITHM, "key_id": self.key_id, "value": _b64(value)}}
+        return unsigned | {
+            "signature": {"algorithm": SIGNATURE_ALGORITHM, "key_id": self.key_id, "value": _b64(value)}
+        }
 
 
 class TrustedKeys:
@@ -179,7 +190,9 @@ class TrustedKeys:
             if not isinstance(jwks, list):
                 raise ValueError("expected a JWK or a JWK Set")
             raws = [
-                _unb64(j.get("x", "")) for j in jwks if isinstance(j, dict) and j.get("kty") == "OKP" and j.get("crv") == "Ed25519"
+                _unb64(j.get("x", ""))
+                for j in jwks
+                if isinstance(j, dict) and j.get("kty") == "OKP" and j.get("crv") == "Ed25519"
             ]
         else:
             raws = [_unb64(text)]
@@ -276,9 +289,19 @@ class Verified:
 
 
 _REQUIRED: dict[str, type | tuple[type, ...]] = {
-    "format": str, "format_version": int, "match_id": str, "game": str, "engine": dict,
-    "players": int, "options": dict, "seed": str, "seed_sha256": str, "seed_supplied": bool,
-    "version": int, "actions": list, "outcome": dict,
+    "format": str,
+    "format_version": int,
+    "match_id": str,
+    "game": str,
+    "engine": dict,
+    "players": int,
+    "options": dict,
+    "seed": str,
+    "seed_sha256": str,
+    "seed_supplied": bool,
+    "version": int,
+    "actions": list,
+    "outcome": dict,
 }
 _ENTRY_REQUIRED: dict[str, type] = {"version": int, "seat": int, "action": dict, "events": list}
 
@@ -304,7 +327,9 @@ def verify(document: Any, keys: TrustedKeys | None) -> Verified:
     if any(document["engine"].get(k) != v for k, v in local.items()):
         warnings.append(f"the replay was ruled by {document['engine']}, this verifier runs {local}")
     _replay(game, document)
-    return Verified(game.id, document["match_id"], len(document["actions"]), document["outcome"], signer, tuple(warnings))
+    return Verified(
+        game.id, document["match_id"], len(document["actions"]), document["outcome"], signer, tuple(warnings)
+    )
 
 
 def _check_shape(document: Any) -> None:
@@ -313,10 +338,13 @@ def _check_shape(document: Any) -> None:
     for name, kind in _REQUIRED.items():
         value = document.get(name)
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise ReplayRejected("malformed", f"member {name!r} is missing or not a {getattr(kind, '__name__', kind)}")
+            raise ReplayRejected(
+                "malformed", f"member {name!r} is missing or not a {getattr(kind, '__name__', kind)}"
+            )
     if document["format"] != FORMAT or document["format_version"] != FORMAT_VERSION:
         raise ReplayRejected(
-            "malformed", f"not a {FORMAT} version {FORMAT_VERSION} document: {document['format']!r} {document['format_version']!r}"
+            "malformed",
+            f"not a {FORMAT} version {FORMAT_VERSION} document: {document['format']!r} {document['format_version']!r}",
         )
     if len(document["seed"]) != 64 or any(c not in "0123456789abcdef" for c in document["seed"]):
         raise ReplayRejected("malformed", "the seed is not 64 lowercase hex digits")
@@ -325,7 +353,9 @@ def _check_shape(document: Any) -> None:
             not isinstance(entry.get(name), kind) or isinstance(entry.get(name), bool) and kind is int
             for name, kind in _ENTRY_REQUIRED.items()
         ):
-            raise ReplayRejected("malformed", f"actions[{index}] lacks one of {sorted(_ENTRY_REQUIRED)} or has a wrong type")
+            raise ReplayRejected(
+                "malformed", f"actions[{index}] lacks one of {sorted(_ENTRY_REQUIRED)} or has a wrong type"
+            )
 
 
 def _check_signature(document: dict[str, Any], keys: TrustedKeys) -> str:
@@ -338,13 +368,16 @@ def _check_signature(document: dict[str, Any], keys: TrustedKeys) -> str:
     public_key = keys.by_id.get(kid) if isinstance(kid, str) else None
     if public_key is None:
         raise ReplayRejected(
-            "unknown_key", f"signed by key {signature.get('key_id')!r}, not one of the trusted {sorted(keys.by_id)}"
+            "unknown_key",
+            f"signed by key {signature.get('key_id')!r}, not one of the trusted {sorted(keys.by_id)}",
         )
     unsigned = {k: v for k, v in document.items() if k != "signature"}
     try:
         public_key.verify(_unb64(signature.get("value")), canonical_json(unsigned))  # type: ignore[arg-type]
     except (InvalidSignature, ValueError, TypeError):
-        raise ReplayRejected("bad_signature", "the signature does not match the document: it was changed after signing") from None
+        raise ReplayRejected(
+            "bad_signature", "the signature does not match the document: it was changed after signing"
+        ) from None
     return str(signature["key_id"])
 
 
@@ -362,28 +395,41 @@ def _replay(game: Game, document: dict[str, Any]) -> None:
     position = rng.position()
     for expected_version, entry in enumerate(document["actions"], start=1):
         if entry["version"] != expected_version:
-            raise ReplayRejected("version_sequence", f"entry {expected_version} claims version {entry['version']}", expected_version)
+            raise ReplayRejected(
+                "version_sequence",
+                f"entry {expected_version} claims version {entry['version']}",
+                expected_version,
+            )
         rng = Rng(seed, position)
         try:
             state, events = game.apply(state, entry["seat"], entry["action"], rng)
         except EngineError as exc:
             raise ReplayRejected(
-                "illegal_action", f"seat {entry['seat']} may not play {entry['action']}: {exc.code}: {exc.message}", expected_version
+                "illegal_action",
+                f"seat {entry['seat']} may not play {entry['action']}: {exc.code}: {exc.message}",
+                expected_version,
             ) from None
         except Exception as exc:  # noqa: BLE001 - a forged action may trip an engine before its checks name it
             raise ReplayRejected(
-                "illegal_action", f"seat {entry['seat']} may not play {entry['action']}: the engine refuses it ({exc!r})", expected_version
+                "illegal_action",
+                f"seat {entry['seat']} may not play {entry['action']}: the engine refuses it ({exc!r})",
+                expected_version,
             ) from None
         position = rng.position()
         if events != entry["events"]:
-            raise ReplayRejected("events_differ", _first_event_difference(events, entry["events"]), expected_version)
+            raise ReplayRejected(
+                "events_differ", _first_event_difference(events, entry["events"]), expected_version
+            )
     if document["version"] != len(document["actions"]):
         raise ReplayRejected(
-            "version_sequence", f"the replay claims final version {document['version']} after {len(document['actions'])} actions"
+            "version_sequence",
+            f"the replay claims final version {document['version']} after {len(document['actions'])} actions",
         )
     outcome = game.outcome(state)
     if outcome is None:
-        raise ReplayRejected("not_finished", f"after every action seats {game.to_act(state)} still owe a decision")
+        raise ReplayRejected(
+            "not_finished", f"after every action seats {game.to_act(state)} still owe a decision"
+        )
     if outcome != document["outcome"]:
         raise ReplayRejected("outcome_differs", f"replaying gives {orjson.dumps(outcome).decode()}")
 

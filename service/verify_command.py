@@ -93,7 +93,9 @@ def run(source: str, key_args: list[str], skip_signature: bool, out: TextIO | No
                 print(f"trusting the keys {keys_url} publishes now (pin one with --key for more)", file=out)
                 keys = trusted_keys([keys_url])
             else:
-                raise SourceError("no trusted key: pass --key (a JWK Set file or URL, or a base64url key), or --skip-signature")
+                raise SourceError(
+                    "no trusted key: pass --key (a JWK Set file or URL, or a base64url key), or --skip-signature"
+                )
     except SourceError as exc:
         print(f"error: {exc}", file=out)
         return 2

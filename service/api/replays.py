@@ -14,11 +14,13 @@ from service.api.matches import json_response, referee
 from service.replay import ReplaySigner, build_document
 
 blp = Blueprint(
-    "replays", __name__, url_prefix="/v1",
+    "replays",
+    __name__,
+    url_prefix="/v1",
     description="Signed replays of finished matches, and the key that signs them.",
 )
 
-_PUBLIC = [{}]
+_PUBLIC: list[dict[str, list[str]]] = [{}]
 
 
 def signer() -> ReplaySigner:

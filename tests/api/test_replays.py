@@ -67,7 +67,9 @@ def test_the_history_is_unredacted_once_finished_and_equals_the_replay(client) -
     spectator = all_history(client, match)
     assert not [e for e in spectator if e["action"].get("card", 0) is None]
     replay = fetch_replay(client, match)
-    assert [{k: e[k] for k in ("version", "seat", "action", "events", "at")} for e in spectator] == replay["actions"]
+    assert [{k: e[k] for k in ("version", "seat", "action", "events", "at")} for e in spectator] == replay[
+        "actions"
+    ]
 
 
 def test_the_signing_key_is_the_same_on_every_node_and_can_be_set() -> None:
@@ -81,6 +83,11 @@ def test_the_signing_key_is_the_same_on_every_node_and_can_be_set() -> None:
     explicit = published(REFEREE_SECRET="s1", REFEREE_REPLAY_KEY=TEST_REPLAY_KEY)
     assert explicit["kid"] == ReplaySigner.from_seed(bytes.fromhex(TEST_REPLAY_KEY)).key_id
     assert explicit == published(REFEREE_SECRET="s2", REFEREE_REPLAY_KEY=TEST_REPLAY_KEY)
-    assert {explicit["kty"], explicit["crv"], explicit["alg"], explicit["use"]} == {"OKP", "Ed25519", "EdDSA", "sig"}
+    assert {explicit["kty"], explicit["crv"], explicit["alg"], explicit["use"]} == {
+        "OKP",
+        "Ed25519",
+        "EdDSA",
+        "sig",
+    }
     with pytest.raises(ValueError, match="REFEREE_REPLAY_KEY"):
         create_app(base | {"REFEREE_SECRET": "s1", "REFEREE_REPLAY_KEY": "not hex"})

@@ -19,8 +19,11 @@ from tests.support.http import MatchClient, WireClient
 from tests.support.replays import TEST_REPLAY_KEY, fetch_replay, play_finished
 
 CONFIG = {
-    "REDIS_URL": "", "REFEREE_SECRET": "test-secret", "REFEREE_RATE_LIMIT": "",
-    "REFEREE_ACCESS_LOG": "0", "REFEREE_REPLAY_KEY": TEST_REPLAY_KEY,
+    "REDIS_URL": "",
+    "REFEREE_SECRET": "test-secret",
+    "REFEREE_RATE_LIMIT": "",
+    "REFEREE_ACCESS_LOG": "0",
+    "REFEREE_REPLAY_KEY": TEST_REPLAY_KEY,
 }
 
 
@@ -70,15 +73,22 @@ def test_a_tampered_file_is_rejected_naming_the_first_difference(server, finishe
     status, out = verify_cli(capsys, write(tmp_path / "resigned.json", signer.sign(document)), "--key", keys)
     assert status == 1 and out.startswith("REJECTED events_differ at version 11: replaying gives")
     stranger = ReplaySigner.from_seed(bytes(32)).key_set()
-    status, out = verify_cli(capsys, write(tmp_path / "resigned.json", signer.sign(document)), "--key",
-                             write(tmp_path / "stranger.json", stranger))
+    status, out = verify_cli(
+        capsys,
+        write(tmp_path / "resigned.json", signer.sign(document)),
+        "--key",
+        write(tmp_path / "stranger.json", stranger),
+    )
     assert status == 1 and out.startswith("REJECTED unknown_key")
 
 
 def test_a_url_verifies_with_the_key_its_server_publishes(server, finished, capsys) -> None:
     status, out = verify_cli(capsys, f"{server.base_url}{finished.url}/replay")
     assert status == 0
-    assert out.splitlines()[0] == f"trusting the keys {server.base_url}/v1/keys publishes now (pin one with --key for more)"
+    assert (
+        out.splitlines()[0]
+        == f"trusting the keys {server.base_url}/v1/keys publishes now (pin one with --key for more)"
+    )
     assert "VERIFIED" in out
 
 

@@ -57,7 +57,12 @@ def test_the_documented_stream_and_positions_match_the_rng() -> None:
 
 
 def test_the_signature_key_id_and_derivation_as_documented() -> None:
-    config = {"REDIS_URL": "", "REFEREE_SECRET": "a secret", "REFEREE_ACCESS_LOG": "0", "REFEREE_RATE_LIMIT": ""}
+    config = {
+        "REDIS_URL": "",
+        "REFEREE_SECRET": "a secret",
+        "REFEREE_ACCESS_LOG": "0",
+        "REFEREE_RATE_LIMIT": "",
+    }
     client = create_app(config).test_client()
     replay = fetch_replay(client, play_finished(client, "the-game"))
     jwk = client.get("/v1/keys").get_json()["keys"][0]
@@ -68,7 +73,7 @@ def test_the_signature_key_id_and_derivation_as_documented() -> None:
     public = Ed25519PrivateKey.from_private_bytes(seed).public_key().public_bytes_raw()
     assert jwk["x"] == b64(public)
 
-    thumbprint = b64(hashlib.sha256(('{"crv":"Ed25519","kty":"OKP","x":"%s"}' % jwk["x"]).encode()).digest())
+    thumbprint = b64(hashlib.sha256(('{"crv":"Ed25519","kty":"OKP","x":"' + jwk["x"] + '"}').encode()).digest())
     assert jwk["kid"] == thumbprint == replay["signature"]["key_id"]
 
     unsigned = {k: v for k, v in replay.items() if k != "signature"}
@@ -78,16 +83,28 @@ def test_the_signature_key_id_and_derivation_as_documented() -> None:
 
 
 def test_an_explicit_key_is_the_documented_seed() -> None:
-    config = {"REDIS_URL": "", "REFEREE_SECRET": "x", "REFEREE_ACCESS_LOG": "0", "REFEREE_REPLAY_KEY": TEST_REPLAY_KEY}
+    config = {
+        "REDIS_URL": "",
+        "REFEREE_SECRET": "x",
+        "REFEREE_ACCESS_LOG": "0",
+        "REFEREE_REPLAY_KEY": TEST_REPLAY_KEY,
+    }
     jwk = create_app(config).test_client().get("/v1/keys").get_json()["keys"][0]
-    expected = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(TEST_REPLAY_KEY)).public_key().public_bytes_raw()
+    expected = (
+        Ed25519PrivateKey.from_private_bytes(bytes.fromhex(TEST_REPLAY_KEY)).public_key().public_bytes_raw()
+    )
     assert jwk["x"] == b64(expected)
 
 
 def test_the_data_digest_is_what_sha256sum_prints() -> None:
     for folder in sorted(p for p in SEEDS.iterdir() if p.is_dir()):
         printed = subprocess.run(
-            "sha256sum *.json | sha256sum", shell=True, cwd=folder, env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"},
-            capture_output=True, text=True, check=True,
+            "sha256sum *.json | sha256sum",
+            shell=True,
+            cwd=folder,
+            env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"},
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.split()[0]
         assert engine_info(folder.name)["data_sha256"] == printed

@@ -26,10 +26,15 @@ TRUSTED = TrustedKeys([SIGNER.public_key])
 @pytest.fixture(scope="module")
 def replays() -> dict[str, dict[str, Any]]:
     """One finished, signed replay of each game, served by an app on the embedded store."""
-    app = create_app({
-        "REDIS_URL": "", "REFEREE_SECRET": "test-secret", "REFEREE_RATE_LIMIT": "",
-        "REFEREE_ACCESS_LOG": "0", "REFEREE_REPLAY_KEY": TEST_REPLAY_KEY,
-    })
+    app = create_app(
+        {
+            "REDIS_URL": "",
+            "REFEREE_SECRET": "test-secret",
+            "REFEREE_RATE_LIMIT": "",
+            "REFEREE_ACCESS_LOG": "0",
+            "REFEREE_REPLAY_KEY": TEST_REPLAY_KEY,
+        }
+    )
     client = app.test_client()
     return {game_id: fetch_replay(client, play_finished(client, game_id)) for game_id in games()}
 
@@ -109,7 +114,8 @@ def test_a_played_card_swapped_for_another_is_an_event_difference(replays) -> No
     first = document["actions"][0]
     game = games()["the-game"]
     other = next(
-        a for a in game.legal_actions(state, first["seat"])
+        a
+        for a in game.legal_actions(state, first["seat"])
         if a["type"] == first["action"]["type"] and a != first["action"]
     )
     problem = rejection(resigned(document, lambda d: d["actions"][0].update(action=other)))
@@ -134,17 +140,29 @@ def test_a_changed_seed_breaks_its_commitment_or_the_replay(replays, game_id: st
     assert rejection(resigned(document, lambda d: d.update(seed="ab" * 32))).code == "seed_commitment"
     other_seed = "ab" * 32
     recommitted = resigned(
-        document, lambda d: d.update(seed=other_seed, seed_sha256=hashlib.sha256(bytes.fromhex(other_seed)).hexdigest())
+        document,
+        lambda d: d.update(
+            seed=other_seed, seed_sha256=hashlib.sha256(bytes.fromhex(other_seed)).hexdigest()
+        ),
     )
-    assert rejection(recommitted).code in {"illegal_action", "events_differ", "not_finished", "outcome_differs"}
+    assert rejection(recommitted).code in {
+        "illegal_action",
+        "events_differ",
+        "not_finished",
+        "outcome_differs",
+    }
 
 
 @pytest.mark.parametrize("game_id", GAMES)
 def test_a_changed_outcome_is_refused(replays, game_id: str) -> None:
     document = replays[game_id]
-    problem = rejection(resigned(document, lambda d: d["outcome"]["scores"].__setitem__(0, d["outcome"]["scores"][0] + 1)))
+    problem = rejection(
+        resigned(document, lambda d: d["outcome"]["scores"].__setitem__(0, d["outcome"]["scores"][0] + 1))
+    )
     assert problem.code == "outcome_differs"
-    winners = resigned(document, lambda d: d["outcome"].update(winners=[] if d["outcome"]["winners"] else [0]))
+    winners = resigned(
+        document, lambda d: d["outcome"].update(winners=[] if d["outcome"]["winners"] else [0])
+    )
     assert rejection(winners).code == "outcome_differs"
 
 
@@ -152,7 +170,9 @@ def test_versions_and_length_are_checked(replays) -> None:
     document = replays["halunken-und-spelunken"]
     problem = rejection(resigned(document, lambda d: d["actions"][3].update(version=99)))
     assert (problem.code, problem.version) == ("version_sequence", 4)
-    assert rejection(resigned(document, lambda d: d.update(version=d["version"] + 1))).code == "version_sequence"
+    assert (
+        rejection(resigned(document, lambda d: d.update(version=d["version"] + 1))).code == "version_sequence"
+    )
 
     def truncate(d: dict[str, Any]) -> None:
         d["actions"].pop()
@@ -176,9 +196,13 @@ def test_signature_keys_and_shape(replays) -> None:
     assert rejection(garbled).code == "bad_signature"
     garbled["signature"]["key_id"] = ["not", "a", "string"]
     assert rejection(garbled).code == "unknown_key"
-    for broken in ([], {"format": "other"}, resigned(document, lambda d: d.update(players="2")),
-                   resigned(document, lambda d: d.update(seed="XY" * 32)),
-                   resigned(document, lambda d: d["actions"].append({"seat": 0}))):
+    for broken in (
+        [],
+        {"format": "other"},
+        resigned(document, lambda d: d.update(players="2")),
+        resigned(document, lambda d: d.update(seed="XY" * 32)),
+        resigned(document, lambda d: d["actions"].append({"seat": 0})),
+    ):
         assert rejection(broken).code == "malformed"
     assert rejection(resigned(document, lambda d: d.update(game="chess"))).code == "unknown_game"
     assert rejection(resigned(document, lambda d: d.update(options={"no_such_option": 1}))).code == "options"
@@ -205,8 +229,11 @@ def test_the_signed_bytes_are_the_stdlib_canonical_form(replays, game_id: str) -
 
 
 def test_canonical_json_escapes_like_rfc_8785_and_refuses_floats() -> None:
-    value = {"b": "\u0000\u001f\b\f\n\r\t\"\\/\u007fé€", "a": [1, -2, True, None]}
-    assert canonical_json(value) == '{"a":[1,-2,true,null],"b":"\\u0000\\u001f\\b\\f\\n\\r\\t\\"\\\\/\u007fé€"}'.encode()
+    value = {"b": '\u0000\u001f\b\f\n\r\t"\\/\u007fé€', "a": [1, -2, True, None]}
+    assert (
+        canonical_json(value)
+        == '{"a":[1,-2,true,null],"b":"\\u0000\\u001f\\b\\f\\n\\r\\t\\"\\\\/\u007fé€"}'.encode()
+    )
     with pytest.raises(TypeError):
         canonical_json({"x": [1.5]})
     assert canonical_json([2**53 - 1, -(2**53 - 1)]) == b"[9007199254740991,-9007199254740991]"
@@ -220,6 +247,12 @@ def test_forged_field_values_are_illegal_actions_not_crashes(replays, game_id: s
     for index in (0, len(document["actions"]) // 2):
         action = document["actions"][index]["action"]
         for value in ({"nested": 1}, [1], None, -1, "?" * 300, 2**53 - 1):
-            forged = {**action, **{k: value for k in action if k != "type"}} if len(action) > 1 else {**action, "extra": value}
-            problem = rejection(resigned(document, lambda d: d["actions"][index].update(action=forged)))
+            forged = (
+                {**action, **{k: value for k in action if k != "type"}}
+                if len(action) > 1
+                else {**action, "extra": value}
+            )
+            tampered = edited(document)
+            tampered["actions"][index]["action"] = forged
+            problem = rejection(SIGNER.sign(tampered))
             assert (problem.code, problem.version) == ("illegal_action", index + 1), forged
