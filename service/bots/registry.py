@@ -14,6 +14,7 @@ from service.bots.random_bot import RandomBot
 
 HEURISTIC_BOTS: dict[str, tuple[str, str]] = {
     "the-game": ("service.bots.the_game", "TheGameBot"),
+    "esploratore": ("service.bots.esploratore", "EsploratoreBot"),
 }
 """Game id -> (module, class) of the game's heuristic bot."""
 

@@ -31,6 +31,16 @@ CARD_SCHEMA = {"type": ["string", "null"]}
 VID_SCHEMA = {"type": "integer", "minimum": 0}
 
 
+def _canonical(action: Action) -> Action:
+    """``action`` with a ``combine``'s vehicle ids sorted; anything else unchanged."""
+    if not isinstance(action, dict) or action.get("type") != "combine":
+        return action
+    vids = action.get("vehicles")
+    if not isinstance(vids, list) or not all(type(v) is int for v in vids):
+        return action
+    return {**action, "vehicles": sorted(vids)}
+
+
 def _slot_has_other(state: State, pos: int, line: int, seat: int) -> bool:
     for v in state["vehicles"]:
         if v["pos"] == pos and v["line"] == line and v["owner"] != seat:
@@ -231,7 +241,7 @@ class Esploratore(Game):
             "phase": "deal" if beginners else "play",
             "deal": 0,
             "moved": [],
-            "start_slots": {},
+            "start_meeting": {},
             "shift_pos": None,
             "shift_forced": None,
             "upkeep_need": [0, 0, 0, 0],
@@ -314,7 +324,7 @@ class Esploratore(Game):
                 return [(R.EARTH, False)]
             return []
         targets = R.WILD_POSITIONS if card.wild else [card.pos]
-        flips = (False, True) if state["opts"]["beginners"] and not card.wild else (False,)
+        flips = (False, True) if state["opts"]["beginners"] else (False,)
         out = []
         for p in targets:
             if not (table[p] or (p > 0 and table[p - 1]) or (p + 1 < R.NPOS and table[p + 1])):
@@ -394,13 +404,15 @@ class Esploratore(Game):
         return out
 
     def _combinable_groups(self, state: State, seat: int) -> list[list[dict[str, Any]]]:
-        """Own ships/stations grouped by the meeting point they stood on since turn start."""
+        """Own ships/stations grouped by the meeting point they stood on at the start of the
+        turn and still stand on ("all'inizio della mossa … sullo stesso punto d'incontro"):
+        a meeting point that a card played this turn brought does not count."""
         groups: dict[str, list[dict[str, Any]]] = {}
-        starts = state["start_slots"]
+        starts = state["start_meeting"]
         for v in sorted(state["vehicles"], key=lambda v: v["id"]):
             if v["owner"] != seat or v["kind"] == "factory":
                 continue
-            if starts.get(str(v["id"])) != [v["pos"], v["line"]] or not on_meeting_point(state, v):
+            if starts.get(str(v["id"])) != [v["pos"], v["line"]]:
                 continue
             groups.setdefault(f"{v['pos']}:{v['line']}", []).append(v)
         return [g for g in groups.values() if len(g) >= 2]
@@ -456,14 +468,17 @@ class Esploratore(Game):
         out: list[Action] = []
         short = self._shortfall(state, seat)
         tot = state["totals"][seat]
+        partners = self._barter_partners(state, seat) if any(short) else []
+        # The government trades only "in caso il baratto con altri giocatori non fosse
+        # possibile": once no explorer met at a planet is left to ask this turn.
         for gi, give in enumerate(R.RESOURCES):
-            if tot[gi] < R.TRADE_FACTOR:
+            if partners or tot[gi] < R.TRADE_FACTOR:
                 continue
             for ti, get in enumerate(R.RESOURCES):
                 if ti != gi and short[ti] > 0:
                     out.append({"type": "trade", "give": give, "get": get})
-        if any(short):
-            for partner in self._barter_partners(state, seat):
+        if partners:
+            for partner in partners:
                 for gi, give in enumerate(R.RESOURCES):
                     if tot[gi] <= 0:
                         continue
@@ -473,6 +488,11 @@ class Esploratore(Game):
                                         "amount": min(short[ti], tot[gi])})
         out.append({"type": "pay_upkeep"})
         return out
+
+    def check(self, state: State, seat: int, action: Action) -> None:
+        """As the contract, but a ``combine`` names a set of vehicles: any order is accepted
+        (the legal list gives the ids sorted)."""
+        super().check(state, seat, _canonical(action))
 
     # -- performing -----------------------------------------------------------------------
 
@@ -520,7 +540,7 @@ class Esploratore(Game):
             events.append({"type": "built", "seat": seat, "vehicle": vid, "line": action["line"]})
             state["phase"] = "move"
         elif kind == "combine":
-            self._do_combine(state, seat, action["vehicles"], events)
+            self._do_combine(state, seat, sorted(action["vehicles"]), events)
             state["phase"] = "move"
         elif kind == "skip_build":
             state["phase"] = "move"
@@ -634,9 +654,10 @@ class Esploratore(Game):
     def _score(self, state: State, seat: int, events: list[dict[str, Any]]) -> None:
         gained = [0, 0, 0, 0]
         for v in sorted(state["vehicles"], key=lambda v: v["id"]):
-            if v["owner"] != seat or not on_meeting_point(state, v):
+            if v["owner"] != seat:
                 continue
-            if continuous(state, v["line"], v["pos"], R.EARTH):
+            linked = continuous(state, v["line"], v["pos"], R.EARTH)
+            if linked and on_meeting_point(state, v):
                 base = R.YIELD[v["pos"]]
                 for i in range(4):
                     gained[i] += base[i] * v["mult"]
@@ -644,7 +665,7 @@ class Esploratore(Game):
                                "resources": [base[i] * v["mult"] for i in range(4)]})
                 if v["kind"] == "factory":
                     v["mult"] = 3
-            elif v["kind"] == "factory" and v["mult"] < 6:
+            elif not linked and v["kind"] == "factory" and v["mult"] < R.MAX_MULTIPLIER:
                 v["mult"] += 1
                 events.append({"type": "stored", "seat": seat, "vehicle": v["id"], "multiplier": v["mult"]})
         for i in range(4):
@@ -685,13 +706,15 @@ class Esploratore(Game):
     def _start_turn(self, state: State) -> None:
         seat = self.current(state)
         state["moved"] = []
-        state["start_slots"] = {
-            str(v["id"]): [v["pos"], v["line"]] for v in state["vehicles"] if v["owner"] == seat
+        state["start_meeting"] = {
+            str(v["id"]): [v["pos"], v["line"]]
+            for v in state["vehicles"]
+            if v["owner"] == seat and on_meeting_point(state, v)
         }
 
     def _end_turn(self, state: State, seat: int, rng: Rng, events: list[dict[str, Any]]) -> None:
         state["moved"] = []
-        state["start_slots"] = {}
+        state["start_meeting"] = {}
         state["asked"] = []
         if state["opts"]["race_250"] and sum(state["totals"][seat]) >= R.RACE_TARGET:
             state["race_winner"] = seat
@@ -824,6 +847,7 @@ class Esploratore(Game):
             winner = state["race_winner"]
             keys = [((1 if s == winner else 0), scores[s], *tie[s]) for s in range(n)]
             detail: dict[str, Any] = {"rule": "race_250", "race_winner": winner}
+            end_reason = "reached_250" if winner is not None else "twelve_rounds"
         else:
             led = [0] * n
             for i in range(4):
@@ -836,9 +860,11 @@ class Esploratore(Game):
             scores = led
             keys = [(led[s], *tie[s]) for s in range(n)]
             detail = {"rule": "types_led", "types_led": led}
+            end_reason = "twelve_rounds"
         ranks = [1 + sum(1 for o in range(n) if keys[o] > keys[s]) for s in range(n)]
         detail["totals"] = {r: [totals[s][i] for s in range(n)] for i, r in enumerate(R.RESOURCES)}
         detail["rounds_played"] = len(state["sheet"])
+        detail["end_reason"] = end_reason
         return {
             "scores": scores,
             "ranks": ranks,
@@ -939,6 +965,9 @@ class Esploratore(Game):
             return IllegalAction("barter_rule", "You do not hold enough of the requested resource.",
                                  rule="upkeep variant")
         if kind == "trade":
+            if self._barter_partners(state, seat):
+                return IllegalAction("trade_rule", "The government trades only when barter is not possible: first "
+                                     "offer a barter to each explorer you meet at a planet.", rule="upkeep variant")
             return IllegalAction("trade_rule", f"Trade {R.TRADE_FACTOR} of a resource you hold for 1 you are short of.",
                                  rule="upkeep variant")
         return super().explain(state, seat, action)

@@ -30,6 +30,7 @@ MAX_VEHICLES: int = DATA["max_vehicles"]
 RACE_TARGET: int = DATA["race_target"]
 TRADE_FACTOR: int = DATA["trade_factor"]
 CREW: dict[str, int] = dict(DATA["crew"])
+MAX_MULTIPLIER: int = DATA["max_multiplier"]  # a factory's store: dice faces 3 to 6
 PILES: list[str] = [*POSITIONS, "reserve"]
 RESERVE = NPOS  # index of the reserve in PILES
 
@@ -83,6 +84,13 @@ for _raw in DATA["wild"]:
 BEGINNER_EARTH = Card(DATA["beginner_earth"])
 CARDS[BEGINNER_EARTH.id] = BEGINNER_EARTH
 PLAYING_CARDS = [c["id"] for c in DATA["cards"]] + [c["id"] for c in DATA["wild"]]
+CARDS_BY_POSITION: list[list[str]] = [[c["id"] for c in DATA["cards"] if POS_INDEX[c["position"]] == p] for p in range(NPOS)]
+"""The position cards of each position, in seed order (wild cards excluded)."""
+DECK: dict[bool, frozenset[str]] = {
+    False: frozenset(PLAYING_CARDS),
+    True: frozenset(c for c in PLAYING_CARDS if CARDS[c].pos != EARTH),
+}
+"""The cards in play, by beginners' variant (which takes C1–C7 out of the game)."""
 
 
 def bits(mask: int) -> list[int]:
