@@ -99,9 +99,10 @@ class EsploratoreBot:
     ``gather``: the bonus of a vehicle sharing a meeting point with another own vehicle it
     can be combined with."""
 
-    sabotage: float = 0.3
+    sabotage: float = 0.1
     reach: float = 1.0
     gather: float = 3.0
+    pace: float = 0.6
     _weights: list[float] = field(default_factory=lambda: [1.0] * 4, repr=False)
     _worth: list[float] = field(default_factory=lambda: [0.0] * R.NPOS, repr=False)
 
@@ -228,7 +229,7 @@ class EsploratoreBot:
                     else:
                         k = missing + (0 if meet[p] & bit else 1)
                     worth = self._worth[p]
-                    left = turns - max(0, k - 1)
+                    left = turns - self.pace * max(0, k - 1)
                     if worth > 0 and left > 0:
                         best = max(best, worth * left)
                     p += step
