@@ -7,12 +7,13 @@ masks and, for every line, the stretch of positions around the Earth card that t
 crosses unbroken; a slot (position, line) then pays its planet's weighted yield when it has a
 meeting point inside that stretch.
 
-- **Cards** (phase 1): every legal play is tried on a copy of the table and scored by how much
-  more the bot's vehicles (and a ship it could build this turn) can yield after this turn's
-  moves, plus the reach of its best lines toward the far planets (worth less as the match
-  nears its end), minus part of what opponents' vehicles lose. Without a good play it
-  exchanges its least useful card. It draws from the pile whose unseen cards would, on
-  average, be the best play next turn.
+- **Cards** (phase 1): every legal play is tried on a copy of the table and scored by the
+  yield over the turns left: what the bot's vehicles (and a ship it could build this turn)
+  collect after this turn's moves, plus the best target a further vehicle could still reach,
+  counting a turn for each card its line still lacks from Earth (so a far planet is worth
+  aiming at while enough turns remain), minus a little of what opponents' vehicles lose.
+  Without a good play it exchanges its least useful card. It draws from the pile whose unseen
+  cards would, on average, be the best play next turn.
 - **Build or combine** (phase 2): build a ship on the Earth line that leads to the best slot
   while a die is free, else combine (factory first).
 - **Moves** (phase 3): greedily the move that raises the yield most; ships gather on a
@@ -96,25 +97,26 @@ class Table:
 class EsploratoreBot:
     """``sabotage``: how much an opponent's lost yield counts against one's own gain;
     ``reach``: the weight of the best target a further vehicle could still reach;
-    ``gather``: the bonus of a vehicle sharing a meeting point with another own vehicle it
-    can be combined with."""
+    ``pace``: turns per card still missing on the way to a target (below 1: the other
+    explorers lay cards too); ``gather``: the bonus of a vehicle sharing a meeting point with
+    another own vehicle it can be combined with."""
 
     sabotage: float = 0.1
     reach: float = 1.0
-    gather: float = 3.0
     pace: float = 0.6
-    _weights: list[float] = field(default_factory=lambda: [1.0] * 4, repr=False)
+    gather: float = 3.0
     _worth: list[float] = field(default_factory=lambda: [0.0] * R.NPOS, repr=False)
+    """Per position, the weighted yield of one multiplier there (set for each decision)."""
 
     # -- entry point ----------------------------------------------------------------------
 
     def choose(self, view: View, legal: list[Action], rng: random.Random) -> Action:
         if len(legal) == 1:
             return legal[0]
-        self._weights = self.weights(view)
-        self._worth = [sum(w * y for w, y in zip(self._weights, row)) for row in R.YIELD]
-        if view["options"].get("upkeep"):
-            self._worth = [self._worth[p] - sum(self._weights[i] for i in range(4) if not R.YIELD[p][i])
+        weights = self.weights(view)
+        self._worth = [sum(w * y for w, y in zip(weights, row)) for row in R.YIELD]
+        if view["options"].get("upkeep"):  # one unit per crew member of each type not yielded
+            self._worth = [self._worth[p] - sum(weights[i] for i in range(4) if not R.YIELD[p][i])
                            for p in range(R.NPOS)]
         kinds = {a["type"] for a in legal}
         table = Table.of(view)
