@@ -38,6 +38,7 @@ MIX = "miscela_di_colori"
 FLEX = "uso_flessibile"
 LIQUID = "permanenza_in_liquido"
 LUCK = "colpo_di_fortuna"
+FLEX_COPIES = next(e["count"] for e in CARDS["events"] if e["id"] == FLEX)
 
 DRAW_SOURCES = ["explorer_deck", "equipment_deck", *[f"display:{t}" for t in EQUIP]]
 CARD_NAMES = [*COLOURS, *EQUIP]
@@ -46,7 +47,9 @@ _S = {"type": "string"}
 _COLOUR = {"enum": list(COLOURS)}
 _MOVE_EQ = {"enum": list(MOVE_EQUIP)}
 _FOSSIL = {"enum": list(FOSSILS)}
+_EQUIP = {"enum": list(EQUIP)}
 _COLOUR_LIST = {"type": "array", "items": _COLOUR, "maxItems": 3}
+_PAY_LIST = {"type": "array", "items": _COLOUR, "minItems": 1, "maxItems": MAX_CARDS}
 
 ACTION_TYPES = (
     ActionType("draw", "Draw one card (the first draw commits the turn to 'draw 3 cards').",
@@ -56,21 +59,26 @@ ACTION_TYPES = (
                {"colour": _COLOUR}),
     ActionType("step", "Move the pending explorer/raft one space (to a cell id 'row,col' or 'end').", {"to": _S}),
     ActionType("play_equipment", "Play an equipment card from the hand during the move.", {"card": _MOVE_EQ}),
-    ActionType("play_flexible", "Play the kept event 'Uso flessibile' as this equipment card.", {"as": _MOVE_EQ}),
+    ActionType("play_flexible", "Play the kept event 'Uso flessibile' as this equipment card: in a move as a movement "
+               "card, in the lava flow as the revealed equipment type.", {"as": _EQUIP}),
     ActionType("play_mix", "Play the kept event 'Miscela di colori': explorer cards of any colour pay this move.", {}),
-    ActionType("finish", "End the move on the current space and pay its cost.", {}),
-    ActionType("discover", "Make the discovery: pay the symbols (stars paid with the listed types), optionally the lamp; "
-               "'flexible' names the card 'Uso flessibile' stands for (or null).",
-               {"stars": {"type": "array", "items": {"enum": list(EQUIP)}, "maxItems": 3},
-                "lamp": {"type": "boolean"}, "flexible": {"enum": [None, *EQUIP]}}),
+    ActionType("finish", "End the move on the current space and pay its cost in cards of the move's colour.", {}),
+    ActionType("finish_mixed", "End the move after 'Miscela di colori' and pay its cost with these explorer cards "
+               "(any order).", {"colours": _PAY_LIST}),
+    ActionType("discover", "Make the discovery: 'cards' are the equipment cards paid from the hand (any order), "
+               "'flexible' how many kept 'Uso flessibile' cards stand in for missing ones, 'lamp' adds the mover's "
+               "Ruhmkorff lamp (paid by a lamp card in 'cards' or an 'Uso flessibile').",
+               {"cards": {"type": "array", "items": _EQUIP, "maxItems": 4},
+                "flexible": {"type": "integer", "minimum": 0, "maximum": FLEX_COPIES},
+                "lamp": {"type": "boolean"}}),
     ActionType("pass_discovery", "Do not make the discovery offered.", {}),
     ActionType("lamp_return", "Ruhmkorff lamp: put one of the fossils just drawn on the bottom of the deck.", {"fossil": _FOSSIL}),
     ActionType("return_fossil", "'Possibilita favorevole': put one of your fossils on the bottom of the deck.", {"fossil": _FOSSIL}),
     ActionType("keep_fossils", "'Possibilita favorevole': stop returning and draw as many fossils as returned.", {}),
-    ActionType("accept_adventure", "Pay the explorer cards of the sea adventure (colours) and take its reward.",
+    ActionType("accept_adventure", "Pay the explorer cards of the sea adventure (colours, any order) and take its reward.",
                {"colours": _COLOUR_LIST}),
     ActionType("decline_adventure", "Let the sea adventure pass to the next player.", {}),
-    ActionType("protect", "Discard these explorer cards to protect yourself from the ball lightning.", {"colours": _COLOUR_LIST}),
+    ActionType("protect", "Discard these explorer cards (any order) to protect yourself from the ball lightning.", {"colours": _COLOUR_LIST}),
     ActionType("take_strike", "Let the ball lightning strike you (you lose one fossil).", {}),
     ActionType("lose_fossil", "Lose one fossil card of this type.", {"fossil": _FOSSIL}),
     ActionType("use_luck", "Discard the kept event 'Colpo di fortuna' instead of losing 1 or 2 fossils.", {}),
@@ -81,6 +89,23 @@ ACTION_TYPES = (
 
 def _count(d: dict[str, int]) -> int:
     return sum(d.values())
+
+
+_LIST_ORDERS = {"colours": {c: i for i, c in enumerate(COLOURS)}, "cards": {t: i for i, t in enumerate(EQUIP)}}
+
+
+def _canonical(action: Any) -> Any:
+    """``action`` with its lists of colours or equipment cards in the listed order: a payment
+    is a set of cards, so the order a client gives them in does not matter. Anything that is
+    not such a list is left as it is for the shape check to judge."""
+    if not isinstance(action, dict):
+        return action
+    out = action
+    for name, order in _LIST_ORDERS.items():
+        value = action.get(name)
+        if isinstance(value, list) and all(isinstance(v, str) and v in order for v in value):
+            out = {**out, name: sorted(value, key=order.__getitem__)}
+    return out
 
 
 class Viaggio(Game):
@@ -132,6 +157,7 @@ class Viaggio(Game):
             "lava": None,
             "extra_turn": False,
             "phase_end": False,
+            "end_reason": None,
             "tasks": [{"kind": "turn", "seat": 0}],
         }
 
@@ -206,21 +232,32 @@ class Viaggio(Game):
     def _cost(mv: dict[str, Any], pickaxe: bool) -> int:
         return mv["normal"] + (len(mv["rocks"]) if pickaxe else sum(mv["rocks"]))
 
-    def _potential(self, state: dict[str, Any], mv: dict[str, Any]) -> tuple[int, int, int, bool]:
-        """(budget left, ropes, compasses, pickaxe) counting the cards still in hand."""
+    def _resources(self, state: dict[str, Any], mv: dict[str, Any]) -> list[tuple[int, int, int, bool, int]]:
+        """Every way the cards still held could serve the move, as ``(budget left, ropes,
+        compasses, pickaxe, wild)``: hand equipment, cards already played, and each kept
+        *Uso flessibile* (``wild``), which may still become a pickaxe or biscuits (one variant
+        each) or, during the search, a rope or a compass. Empty when no explorer card can pay."""
         seat = mv["seat"]
         hand = state["hands"][seat]
         eq = hand["equipment"]
         played = mv["played"]
-        mix = mv["mix"] or MIX in state["kept"][seat]
+        kept = state["kept"][seat]
+        mix = mv["mix"] or MIX in kept
         real = _count(hand["explorer"]) if mix else hand["explorer"][mv["colour"]]
         if real < 1:
-            return -1, 0, 0, False
+            return []
+        wild = kept.count(FLEX)
         pick = played["pickaxe"] > 0 or eq["pickaxe"] > 0
         ropes = played["rope"] - mv["ropes_used"] + eq["rope"]
         comps = played["compass"] - mv["compasses_used"] + eq["compass"]
-        budget = min(MAX_CARDS, real) + BISCUIT * (played["biscuits"] + eq["biscuits"])
-        return budget - self._cost(mv, pick), ropes, comps, pick
+        biscuits = played["biscuits"] + eq["biscuits"]
+        out = []
+        for as_pickaxe in (0, 1) if wild and not pick else (0,):
+            for as_biscuits in range(wild - as_pickaxe + 1):
+                with_pick = pick or as_pickaxe == 1
+                budget = min(MAX_CARDS, real) + BISCUIT * (biscuits + as_biscuits)
+                out.append((budget - self._cost(mv, with_pick), ropes, comps, with_pick, wild - as_pickaxe - as_biscuits))
+        return out
 
     def _occupied(self, state: dict[str, Any], mv: dict[str, Any]) -> frozenset[str]:
         if state["phase"] != 1:
@@ -234,50 +271,75 @@ class Viaggio(Game):
         kind = board.kind(cid)
         return board.depth(cid) > start_depth and kind not in BLOCKING and kind != "start" and cid not in occupied
 
-    def _completable(self, board: Board, cid: str, left: int, ropes: int, comps: int, pick: bool,
+    def _completable(self, board: Board, cid: str, left: int, ropes: int, comps: int, pick: bool, wild: int,
                      start_depth: int, occupied: frozenset[str]) -> bool:
-        memo: dict[tuple[str, int, int, int], bool] = {}
+        """Whether a move standing on ``cid`` can still end legally with ``left`` explorer cards,
+        these ropes and compasses, and ``wild`` cards that may stand for either."""
+        memo: dict[tuple[str, int, int, int, int], bool] = {}
 
-        def rec(cid: str, left: int, ropes: int, comps: int) -> bool:
+        def rec(cid: str, left: int, ropes: int, comps: int, wild: int) -> bool:
             if self._valid_end(board, cid, start_depth, occupied):
                 return True
-            key = (cid, left, min(ropes, 4), min(comps, 4))
+            key = (cid, left, min(ropes, 4), min(comps, 4), wild)
             if key in memo:
                 return memo[key]
             memo[key] = False
-            result = any(
-                rec(nb, left - cost, ropes - roped, comps - diag)
-                for nb, diag, cost, roped in self._steps(board, cid, left, pick, comps > 0, ropes != 0)
-            )
+            result = False
+            for nb, diag, cost, roped in self._steps(board, cid, left, pick, comps > 0 or wild > 0, ropes > 0 or wild > 0):
+                r, c, w = ropes, comps, wild
+                if roped:
+                    r, w = (r - 1, w) if r > 0 else (r, w - 1)
+                if diag:
+                    c, w = (c - 1, w) if c > 0 else (c, w - 1)
+                if w >= 0 and rec(nb, left - cost, r, c, w):
+                    result = True
+                    break
             memo[key] = result
             return result
 
-        return rec(cid, left, ropes, comps)
+        return rec(cid, left, ropes, comps, wild)
+
+    def _move_open(self, state: dict[str, Any], mv: dict[str, Any]) -> bool:
+        """Whether the move, where it stands, can still end legally with what is held."""
+        board = BOARDS[state["phase"]]
+        start_depth, occupied = board.depth(mv["from"]), self._occupied(state, mv)
+        return any(
+            left >= 0 and self._completable(board, mv["at"], left, ropes, comps, pick, wild, start_depth, occupied)
+            for left, ropes, comps, pick, wild in self._resources(state, mv)
+        )
+
+    def _flexible_keeps_move_open(self, state: dict[str, Any], mv: dict[str, Any], as_card: str) -> bool:
+        """Whether playing a kept *Uso flessibile* as ``as_card`` leaves the move able to end:
+        a stand-in that could have been any card becomes one, which may close every way on."""
+        kept = state["kept"][mv["seat"]]
+        where = kept.index(FLEX)
+        kept.pop(where)
+        mv["played"][as_card] += 1
+        try:
+            return self._move_open(state, mv)
+        finally:
+            mv["played"][as_card] -= 1
+            kept.insert(where, FLEX)
 
     def _can_choose(self, state: dict[str, Any], seat: int, colour: str) -> bool:
         mv = self._new_move(state, seat, colour)
-        if mv["from"] == "end":
-            return False
-        left, ropes, comps, pick = self._potential(state, mv)
-        if left < 1:
-            return False
-        board = BOARDS[state["phase"]]
-        return self._completable(board, mv["at"], left, ropes, comps, pick, board.depth(mv["from"]),
-                                 self._occupied(state, mv))
+        return mv["from"] != "end" and self._move_open(state, mv)
 
-    def _step_targets(self, state: dict[str, Any], mv: dict[str, Any]) -> list[tuple[str, bool]]:
+    def _step_targets(self, state: dict[str, Any], mv: dict[str, Any]) -> list[str]:
+        """The spaces the pending move may step to now: payable with the rope or compass
+        already played, and leaving a way to end the move legally."""
         board = BOARDS[state["phase"]]
-        left, ropes, comps, pick = self._potential(state, mv)
         played = mv["played"]
         rope_ready = played["rope"] - mv["ropes_used"] > 0
         comp_ready = played["compass"] - mv["compasses_used"] > 0
         start_depth = board.depth(mv["from"])
         occupied = self._occupied(state, mv)
-        out = []
-        at = mv["at"]
-        for nb, diag, cost, roped in self._steps(board, at, left, pick, comp_ready, rope_ready):
-            if self._completable(board, nb, left - cost, ropes - roped, comps - diag, pick, start_depth, occupied):
-                out.append((nb, diag))
+        out: list[str] = []
+        for left, ropes, comps, pick, wild in self._resources(state, mv):
+            for nb, diag, cost, roped in self._steps(board, mv["at"], left, pick, comp_ready, rope_ready):
+                if nb not in out and self._completable(board, nb, left - cost, ropes - roped, comps - diag, pick, wild,
+                                                       start_depth, occupied):
+                    out.append(nb)
         return out
 
     @staticmethod
@@ -308,7 +370,7 @@ class Viaggio(Game):
 
     def _move_actions(self, state: dict[str, Any], mv: dict[str, Any]) -> list[dict[str, Any]]:
         seat = mv["seat"]
-        acts: list[dict[str, Any]] = [{"type": "step", "to": nb} for nb, _ in self._step_targets(state, mv)]
+        acts: list[dict[str, Any]] = [{"type": "step", "to": nb} for nb in self._step_targets(state, mv)]
         eq = state["hands"][seat]["equipment"]
         kept = state["kept"][seat]
         for t in MOVE_EQUIP:
@@ -316,40 +378,41 @@ class Viaggio(Game):
                 continue
             if eq[t] > 0:
                 acts.append({"type": "play_equipment", "card": t})
-            if FLEX in kept:
+            if FLEX in kept and self._flexible_keeps_move_open(state, mv, t):
                 acts.append({"type": "play_flexible", "as": t})
         if MIX in kept and not mv["mix"]:
             acts.append({"type": "play_mix"})
-        if self._finish_need(state, mv) is not None:
+        need = self._finish_need(state, mv)
+        if need is not None and mv["mix"]:
+            acts += [{"type": "finish_mixed", "colours": p} for p in self._payments(state["hands"][seat]["explorer"],
+                                                                                     {"any": need})]
+        elif need is not None:
             acts.append({"type": "finish"})
         return acts
 
     # ------------------------------------------------------------------ discovery / payments
 
     def _discover_options(self, state: dict[str, Any], task: dict[str, Any]) -> list[dict[str, Any]]:
+        """Every way the seat can pay the discovery: which equipment cards leave the hand,
+        how many kept *Uso flessibile* cards stand in for missing ones (each for one card),
+        and whether the mover adds a lamp. A fixed symbol takes a card of its type or a
+        stand-in, the lamp a lamp card or a stand-in, a star any card."""
         seat = task["seat"]
         eq = state["hands"][seat]["equipment"]
-        flex_n = state["kept"][seat].count(FLEX)
-        fixed = [s for s in task["symbols"] if s != "star"]
-        stars = len(task["symbols"]) - len(fixed)
+        wild = state["kept"][seat].count(FLEX)
+        owned = [t for t in EQUIP if eq[t] > 0]
         out = []
-        owned = [t for t in EQUIP if eq[t] > 0 or flex_n]
-        for combo in combinations_with_replacement(owned, stars):
+        for lamp in (False, True) if task["lamp"] else (False,):
             need: dict[str, int] = {}
-            for t in (*fixed, *combo):
+            for t in [s for s in task["symbols"] if s != "star"] + (["lamp"] if lamp else []):
                 need[t] = need.get(t, 0) + 1
-            for lamp in (False, True) if task["lamp"] else (False,):
-                flexes: list[str | None] = [None]
-                if flex_n:
-                    flexes += [t for t in EQUIP if t in need or (lamp and t == "lamp")]
-                for flexible in flexes:
-                    req = dict(need)
-                    if lamp:
-                        req["lamp"] = req.get("lamp", 0) + 1
-                    if flexible:
-                        req[flexible] -= 1
-                    if all(eq[t] >= n for t, n in req.items()):
-                        out.append({"type": "discover", "stars": list(combo), "lamp": lamp, "flexible": flexible})
+            total = len(task["symbols"]) + lamp
+            for flexible in range(min(wild, total) + 1):
+                for cards in combinations_with_replacement(owned, total - flexible):
+                    if any(cards.count(t) > eq[t] for t in set(cards)):
+                        continue
+                    if sum(max(0, k - cards.count(t)) for t, k in need.items()) <= flexible:
+                        out.append({"type": "discover", "cards": list(cards), "flexible": flexible, "lamp": lamp})
         return out
 
     @staticmethod
@@ -370,37 +433,42 @@ class Viaggio(Game):
 
     # ------------------------------------------------------------------ losses
 
-    def _loss_options(self, state: dict[str, Any], task: dict[str, Any], seat: int) -> tuple[bool, bool]:
+    def _loss_options(self, state: dict[str, Any], task: dict[str, Any], seat: int) -> list[dict[str, Any]]:
+        """What may replace the whole loss, before any fossil of it is lost: *Colpo di
+        fortuna* for a loss of 1 or 2, and in the lava the revealed equipment type or an
+        *Uso flessibile* standing for it."""
         entry = task["seats"][str(seat)]
-        fresh = entry["left"] == entry["total"]
-        luck = fresh and entry["total"] in (1, 2) and LUCK in state["kept"][seat]
+        if entry["left"] != entry["total"]:
+            return []
+        out: list[dict[str, Any]] = []
+        kept = state["kept"][seat]
+        if entry["total"] in (1, 2) and LUCK in kept:
+            out.append({"type": "use_luck"})
         equip = task.get("equip")
-        eq = fresh and equip is not None and state["hands"][seat]["equipment"][equip] > 0
-        return luck, eq
+        if equip is not None:
+            if state["hands"][seat]["equipment"][equip] > 0:
+                out.append({"type": "discard_equipment"})
+            if FLEX in kept:
+                out.append({"type": "play_flexible", "as": equip})
+        return out
 
     def _loss_actions(self, state: dict[str, Any], task: dict[str, Any], seat: int) -> list[dict[str, Any]]:
         acts: list[dict[str, Any]] = [{"type": "lose_fossil", "fossil": f} for f, n in state["fossils"][seat].items() if n > 0]
-        luck, eq = self._loss_options(state, task, seat)
-        if luck:
-            acts.append({"type": "use_luck"})
-        if eq:
-            acts.append({"type": "discard_equipment"})
-        return acts
+        return acts + self._loss_options(state, task, seat)
 
-    def _auto_loss(self, state: dict[str, Any], task: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    @staticmethod
+    def _settle_losses(state: dict[str, Any], task: dict[str, Any], events: list[dict[str, Any]]) -> None:
+        """Drop the seats that owe nothing more: their loss is paid, or they hold no fossil.
+        Once a seat has lost one fossil of this loss, the rest is settled for it when only one
+        choice remains (one kind left, or no more fossils than owed). Before that every seat
+        decides, whatever it holds, so that who is asked never tells what a hand contains."""
         for key in list(task["seats"]):
-            seat = int(key)
             entry = task["seats"][key]
+            seat = int(key)
             fossils = state["fossils"][seat]
-            total = _count(fossils)
-            if entry["left"] > 0 and total == 0:
-                entry["left"] = 0
-            if entry["left"] == 0:
-                del task["seats"][key]
-                continue
-            luck, eq = self._loss_options(state, task, seat)
             kinds = [f for f, n in fossils.items() if n > 0]
-            if not luck and not eq and (len(kinds) == 1 or total <= entry["left"]):
+            started = entry["left"] != entry["total"]
+            if entry["left"] > 0 and kinds and started and (len(kinds) == 1 or _count(fossils) <= entry["left"]):
                 lost = []
                 for f in kinds:
                     k = min(fossils[f], entry["left"])
@@ -408,6 +476,7 @@ class Viaggio(Game):
                     entry["left"] -= k
                     lost += [f] * k
                 events.append({"type": "fossils_lost", "seat": seat, "fossils": lost, "why": task["why"]})
+            if entry["left"] <= 0 or not kinds:
                 del task["seats"][key]
 
     def _push_loss(self, state: dict[str, Any], losses: dict[int, int], why: str, equip: str | None,
@@ -418,7 +487,11 @@ class Viaggio(Game):
 
     # ------------------------------------------------------------------ perform
 
+    def check(self, state: dict[str, Any], seat: int, action: dict[str, Any]) -> None:
+        super().check(state, seat, _canonical(action))
+
     def perform(self, state: dict[str, Any], seat: int, action: dict[str, Any], rng: Rng):
+        action = _canonical(action)
         events: list[dict[str, Any]] = []
         tasks = state["tasks"]
         head = tasks[0]
@@ -504,6 +577,10 @@ class Viaggio(Game):
                 state["kept"][seat].remove(LUCK)
                 entry["left"] = 0
                 events.append({"type": "luck_used", "seat": seat})
+            elif typ == "play_flexible":
+                state["kept"][seat].remove(FLEX)
+                entry["left"] = 0
+                events.append({"type": "equipment_sacrificed", "seat": seat, "card": head["equip"], "flexible": True})
             else:
                 state["hands"][seat]["equipment"][head["equip"]] -= 1
                 state["discards"]["equipment"][head["equip"]] += 1
@@ -594,7 +671,7 @@ class Viaggio(Game):
                 mv["ropes_used"] += 1
             if diag:
                 mv["compasses_used"] += 1
-            first_visit = nb != mv["from"] and nb not in mv["path"]
+            first_visit = nb not in mv["path"]  # the starting space too, when the move comes back to it
             if kind == "spring" and first_visit:
                 mv["springs"] += 1
             elif kind == "event" and first_visit:
@@ -602,19 +679,16 @@ class Viaggio(Game):
             mv["path"].append(nb)
             mv["at"] = nb
             events.append({"type": "stepped", "seat": seat, "colour": mv["colour"], "cell": nb, "diagonal": diag})
+        elif typ == "finish_mixed":
+            self._finish_move(state, mv, list(action["colours"]), events)
         else:
-            self._finish_move(state, mv, events)
+            need = self._finish_need(state, mv)
+            assert need is not None
+            self._finish_move(state, mv, [mv["colour"]] * need, events)
 
-    def _finish_move(self, state: dict[str, Any], mv: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    def _finish_move(self, state: dict[str, Any], mv: dict[str, Any], paid: list[str],
+                     events: list[dict[str, Any]]) -> None:
         seat, colour, at = mv["seat"], mv["colour"], mv["at"]
-        need = self._finish_need(state, mv)
-        assert need is not None
-        hand = state["hands"][seat]["explorer"]
-        paid: list[str] = []
-        order = [colour] + sorted((c for c in COLOURS if c != colour), key=lambda c: (-hand[c], COLOURS.index(c)))
-        for c in order if mv["mix"] else [colour]:
-            k = min(hand[c], need - len(paid))
-            paid += [c] * k
         self._pay_explorer(state, seat, paid)
         for t in MOVE_EQUIP:
             state["discards"]["equipment"][t] += mv["played"][t] - mv["flex"][t]
@@ -651,37 +725,30 @@ class Viaggio(Game):
                      events: list[dict[str, Any]]) -> None:
         seat = task["seat"]
         eq = state["hands"][seat]["equipment"]
-        req: dict[str, int] = {}
-        for t in [s for s in task["symbols"] if s != "star"] + action["stars"] + (["lamp"] if action["lamp"] else []):
-            req[t] = req.get(t, 0) + 1
-        if action["flexible"]:
-            req[action["flexible"]] -= 1
+        paid = list(action["cards"])
+        for t in paid:
+            eq[t] -= 1
+            state["discards"]["equipment"][t] += 1
+        for _ in range(action["flexible"]):
             state["kept"][seat].remove(FLEX)
-        for t, n in req.items():
-            eq[t] -= n
-            state["discards"]["equipment"][t] += n
         n = len(task["symbols"])
         drawn = self._draw_fossils(state, n + (2 if action["lamp"] else 0))
-        paid = [t for t, k in req.items() for _ in range(k)]
         state["tasks"].pop(0)
         if action["lamp"]:
             back = min(2, max(0, len(drawn) - n))
-            events.append({"type": "discovered", "seat": seat, "paid": paid, "lamp": True, "drawn": len(drawn),
-                           "flexible": action["flexible"]})
+            events.append({"type": "discovered", "seat": seat, "paid": paid, "flexible": action["flexible"],
+                           "lamp": True, "drawn": len(drawn)})
             events.append({"type": "lamp_drawn", "seat": seat, "fossils": drawn, "to": [seat]})
             lamp = {"kind": "lamp", "seat": seat, "drawn": drawn, "back": back}
-            if back and len(set(drawn)) > 1:
-                state["tasks"].insert(0, lamp)
+            if back:
+                state["tasks"].insert(0, lamp)  # asked even when the drawn fossils are all alike
             else:
-                for f in drawn[:back]:
-                    drawn.remove(f)
-                    state["decks"]["fossil"].insert(0, f)
                 self._lamp_keep(state, lamp, events)
         else:
             for f in drawn:
                 state["fossils"][seat][f] += 1
-            events.append({"type": "discovered", "seat": seat, "paid": paid, "lamp": False, "fossils": drawn,
-                           "flexible": action["flexible"]})
+            events.append({"type": "discovered", "seat": seat, "paid": paid, "flexible": action["flexible"],
+                           "lamp": False, "fossils": drawn})
 
     def _lamp_keep(self, state: dict[str, Any], task: dict[str, Any], events: list[dict[str, Any]]) -> None:
         seat = task["seat"]
@@ -724,10 +791,6 @@ class Viaggio(Game):
                     tasks.pop(0)
                 else:
                     break
-            elif kind == "discover":
-                if self._discover_options(state, head):
-                    break
-                tasks.pop(0)
             elif kind == "favorable":
                 if _count(state["fossils"][head["seat"]]):
                     break
@@ -737,21 +800,15 @@ class Viaggio(Game):
                     events.append({"type": "adventure_unclaimed", "card": head["card"]})
                     tasks.pop(0)
                     continue
-                hand = state["hands"][head["order"][0]]["explorer"]
-                if self._payments(hand, ADVENTURES[head["card"]]["cost"]):
-                    break
-                head["order"].pop(0)
+                break
             elif kind == "lightning":
                 if not head["order"]:
                     events.append({"type": "lightning_gone", "card": head["card"]})
                     tasks.pop(0)
                     continue
-                s = head["order"][0]
-                if self._payments(state["hands"][s]["explorer"], ADVENTURES[head["card"]]["cost"]):
-                    break
-                self._strike(state, s, events)
+                break
             elif kind == "loss":
-                self._auto_loss(state, head, events)
+                self._settle_losses(state, head, events)
                 if head["seats"]:
                     break
                 tasks.pop(0)
@@ -798,10 +855,14 @@ class Viaggio(Game):
             return
         task["n"] -= 1
         card = deck.pop()
-        events.append({"type": "event_card", "seat": seat, "card": card})
         if EVENTS[card]["kept"]:
+            # Kept like the rest of a hand: the others see that a card was kept, not which.
+            events.append({"type": "event_card", "seat": seat, "kept": True})
+            events.append({"type": "event_card", "seat": seat, "kept": True, "card": card, "to": [seat]})
             state["kept"][seat].append(card)
-        elif card == "oca_gertrude":
+            return
+        events.append({"type": "event_card", "seat": seat, "kept": False, "card": card})
+        if card == "oca_gertrude":
             drawn = self._draw_fossils(state, 1)
             for f in drawn:
                 state["fossils"][seat][f] += 1
@@ -842,17 +903,17 @@ class Viaggio(Game):
         tasks = state["tasks"]
         pos = state["lava"]
         if pos == len(LAVA) - 1:
-            self._game_over(state, events)
+            self._game_over(state, "lava_last_space", events)
             return
         colour = self._take(state, "explorer", rng, events)
         if colour is None:  # pragma: no cover - 63 cards never all in hands
-            self._game_over(state, events)
+            self._game_over(state, "explorer_cards_exhausted", events)
             return
         state["discards"]["explorer"][colour] += 1
         nxt = next((i for i in range(pos + 1, len(LAVA)) if LAVA[i]["colour"] == colour), None)
         events.append({"type": "lava_card", "colour": colour, "space": nxt})
         if nxt is None:
-            self._game_over(state, events)
+            self._game_over(state, "lava_no_space_ahead", events)
             return
         state["lava"] = nxt
         loss = LAVA[nxt]["loss"]
@@ -864,8 +925,11 @@ class Viaggio(Game):
             self._push_loss(state, {s: loss for s in range(state["players"])}, "lava", equip, events, at=0)
         # else: the lava task stays at the head and runs again
 
-    def _game_over(self, state: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    def _game_over(self, state: dict[str, Any], reason: str, events: list[dict[str, Any]]) -> None:
+        """End the match; ``reason`` says how (``lava_last_space``: the raft reached the last
+        space of the river; ``lava_no_space_ahead``: no space of the turned colour lies ahead)."""
         state["over"] = True
+        state["end_reason"] = reason
         state["tasks"] = []
         state["phase"] = "over"
         events.append({"type": "game_over", "scores": self._scores(state)[0]})
@@ -911,7 +975,8 @@ class Viaggio(Game):
         ranks = [1 + sum(1 for k in keys if k > mine) for mine in keys]
         winners = [s for s, r in enumerate(ranks) if r == 1]
         return {"scores": scores, "ranks": ranks, "winners": winners,
-                "detail": {"per_seat": details, "tie_break": "fossil card count, then shared"}}
+                "detail": {"per_seat": details, "tie_break": "fossil card count, then shared",
+                           "end_reason": state["end_reason"]}}
 
     # ------------------------------------------------------------------ views
 
@@ -923,7 +988,7 @@ class Viaggio(Game):
                 "fossils": dict(state["fossils"][s]),
                 "fossil_count": _count(state["fossils"][s]),
                 "water": state["water"][s],
-                "kept": list(state["kept"][s]),
+                "kept_count": len(state["kept"][s]),
                 "bonuses": list(state["bonuses"][s]),
                 "sightings": list(state["sightings"][s]),
                 "hand_sizes": {"explorer": _count(hand["explorer"]), "equipment": _count(hand["equipment"])},
@@ -944,7 +1009,8 @@ class Viaggio(Game):
         }
         if seat is not None:
             hand = state["hands"][seat]
-            v["hand"] = {"explorer": dict(hand["explorer"]), "equipment": dict(hand["equipment"])}
+            v["hand"] = {"explorer": dict(hand["explorer"]), "equipment": dict(hand["equipment"]),
+                         "kept": list(state["kept"][seat])}
         return v
 
     def _public_task(self, state: dict[str, Any], viewer: int | None) -> dict[str, Any] | None:
@@ -982,9 +1048,10 @@ class Viaggio(Game):
         typ = action.get("type")
         expected = {
             "turn": "draw or choose", "draw": "draw", "discard": "discard", "move": "step, play_equipment, "
-            "play_flexible, play_mix or finish", "discover": "discover or pass_discovery", "lamp": "lamp_return",
-            "favorable": "return_fossil or keep_fossils", "offer": "accept_adventure or decline_adventure",
-            "lightning": "protect or take_strike", "loss": "lose_fossil, use_luck or discard_equipment",
+            "play_flexible, play_mix, finish or finish_mixed", "discover": "discover or pass_discovery",
+            "lamp": "lamp_return", "favorable": "return_fossil or keep_fossils",
+            "offer": "accept_adventure or decline_adventure", "lightning": "protect or take_strike",
+            "loss": "lose_fossil, use_luck, discard_equipment or play_flexible",
         }.get(kind, "nothing")
         allowed = {a["type"] for a in self.legal_actions(state, seat)}
         if typ not in allowed:
@@ -1020,7 +1087,20 @@ class Viaggio(Game):
                                  "chasm/whirlpool or an occupied space, and its cost must be paid with at most 5 explorer "
                                  "cards (play pickaxe/biscuits first).", rule="end of move")
         if typ == "discover":
-            return IllegalAction("illegal_action", "A discovery needs equipment cards matching the symbols of the space "
-                                 "(same number, same symbols, a star is any card); only the mover may add a lamp.",
-                                 rule="discovery")
+            return IllegalAction("illegal_action", "A discovery is paid with equipment cards you hold matching the "
+                                 "symbols of the space (same number, same symbols, a star is any card), each kept "
+                                 "'Uso flessibile' standing for one card; only the mover may add a lamp. The order of "
+                                 "'cards' does not matter.", rule="discovery")
+        if typ == "finish_mixed":
+            need = self._finish_need(state, head) if kind == "move" else None
+            return IllegalAction("illegal_action", f"After 'Miscela di colori' the move is paid with exactly {need} "
+                                 "explorer cards you hold, of any colours, in any order.", rule="miscela di colori")
+        if typ in ("accept_adventure", "protect"):
+            cost = ADVENTURES[head["card"]]["cost"]
+            return IllegalAction("illegal_action", f"The cards paid must be ones you hold and match the card's cost "
+                                 f"{cost} (in any order).", rule="sea adventure")
+        if typ == "play_flexible":
+            return IllegalAction("illegal_action", "'Uso flessibile' needs a kept copy; in a move it stands for a rope, "
+                                 "pickaxe (once per move), compass or biscuits; in the lava flow only for the revealed "
+                                 "equipment type, before any fossil of that loss is lost.", rule="uso flessibile")
         return IllegalAction("illegal_action", f"{typ!r} with these values is not legal now (decision: {kind}).")

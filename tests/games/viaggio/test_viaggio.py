@@ -167,8 +167,8 @@ def test_movement_example_1() -> None:
     st, _ = act(st, 0, {"type": "finish"})
     assert st["explorers"]["red"] == "3,2" and st["hands"][0]["explorer"]["red"] == 0
     assert GAME.legal_actions(st, 0) == [
-        {"type": "discover", "stars": [], "lamp": False, "flexible": None}, {"type": "pass_discovery"}]
-    st, _ = act(st, 0, {"type": "discover", "stars": [], "lamp": False, "flexible": None})
+        {"type": "discover", "cards": ["rope", "pickaxe"], "flexible": 0, "lamp": False}, {"type": "pass_discovery"}]
+    st, _ = act(st, 0, {"type": "discover", "cards": ["pickaxe", "rope"], "flexible": 0, "lamp": False})
     assert st["fossils"][0]["gold"] == 1 and st["fossils"][0]["misc"] == 1
     assert sum(st["hands"][0]["equipment"].values()) == 0
     assert st["discards"]["equipment"]["rope"] == 2 and st["discards"]["equipment"]["compass"] == 1
@@ -247,7 +247,10 @@ def test_hans_spring_and_event_spaces_trigger_when_passed() -> None:
     st, _ = act(st, 0, {"type": "finish"})
     assert st["water"][0] == 2, "passed a Hans spring"
     assert st["explorers"]["blue"] == "2,5"
-    # no pickaxe+biscuits: the discovery is skipped automatically, then the event card (Gertrude) resolves
+    # no pickaxe+biscuits: the discovery can only be declined (it is asked all the same)
+    assert GAME.legal_actions(st, 0) == [{"type": "pass_discovery"}]
+    st, _ = act(st, 0, {"type": "pass_discovery"})
+    # then the event card (Gertrude) resolves
     assert st["fossils"][0]["quartz"] == 1 and st["turn"] == 1
 
 
@@ -288,13 +291,12 @@ def test_discovery_payment_options_and_lamp() -> None:
     st, _ = act(st, 0, {"type": "step", "to": "5,1"})
     st, _ = act(st, 0, {"type": "step", "to": "5,0"})  # D:** two stars
     st, _ = act(st, 0, {"type": "finish"})
-    options = [a for a in GAME.legal_actions(st, 0) if a["type"] == "discover"]
-    assert {"type": "discover", "stars": ["rope", "lamp"], "lamp": False, "flexible": None} in options
-    assert {"type": "discover", "stars": ["rope", "rope"], "lamp": False, "flexible": "rope"} in options
-    assert {"type": "discover", "stars": ["rope", "lamp"], "lamp": True, "flexible": "lamp"} in options
-    assert {"type": "discover", "stars": ["rope", "lamp"], "lamp": True, "flexible": None} in options
-    assert {"type": "discover", "stars": ["lamp", "lamp"], "lamp": True, "flexible": None} not in options, "only 2 lamps"
-    st, events = act(st, 0, {"type": "discover", "stars": ["rope", "lamp"], "lamp": True, "flexible": "lamp"})
+    options = [(tuple(a["cards"]), a["flexible"], a["lamp"]) for a in GAME.legal_actions(st, 0) if a["type"] == "discover"]
+    assert sorted(options) == sorted([
+        (("rope", "lamp"), 0, False), (("lamp", "lamp"), 0, False), (("rope",), 1, False), (("lamp",), 1, False),
+        (("rope", "lamp", "lamp"), 0, True), (("rope", "lamp"), 1, True), (("lamp", "lamp"), 1, True),
+    ]), "stars take any card, the lamp a lamp or the stand-in; never more cards than held"
+    st, events = act(st, 0, {"type": "discover", "cards": ["lamp", "rope"], "flexible": 1, "lamp": True})
     assert st["kept"][0] == [] and sum(st["hands"][0]["equipment"].values()) == 1
     assert st["tasks"][0]["kind"] == "lamp" and sorted(st["tasks"][0]["drawn"]) == ["gold", "gold", "misc", "skull_front"]
     assert "drawn" not in GAME.view(st, 1)["decision"] and "drawn" in GAME.view(st, 0)["decision"]
@@ -383,7 +385,8 @@ def event_state(card: str, fossils: dict | None = None) -> dict:
 @pytest.mark.parametrize("card", ["miscela_di_colori", "uso_flessibile", "permanenza_in_liquido", "colpo_di_fortuna"])
 def test_kept_events_are_kept(card: str) -> None:
     st = event_state(card)
-    assert st["kept"][0] == [card] and GAME.view(st, 1)["players"][0]["kept"] == [card]
+    assert st["kept"][0] == [card] and GAME.view(st, 0)["hand"]["kept"] == [card]
+    assert GAME.view(st, 1)["players"][0]["kept_count"] == 1 and "kept" not in GAME.view(st, 1)["players"][0]
 
 
 def test_event_oca_gertrude_draws_one_fossil() -> None:
@@ -437,8 +440,10 @@ def test_event_miscela_di_colori_pays_with_any_colour() -> None:
     st, _ = act(st, 0, {"type": "step", "to": "1,0"})
     assert "finish" not in types(GAME.legal_actions(st, 0))
     st, _ = act(st, 0, {"type": "play_mix"})
-    st, _ = act(st, 0, {"type": "finish"})
-    assert st["hands"][0]["explorer"] == {"blue": 0, "red": 0, "yellow": 1} and st["kept"][0] == []
+    assert [a for a in GAME.legal_actions(st, 0) if a["type"].startswith("finish")] == [
+        {"type": "finish_mixed", "colours": ["blue", "blue"]}, {"type": "finish_mixed", "colours": ["blue", "yellow"]}]
+    st, _ = act(st, 0, {"type": "finish_mixed", "colours": ["yellow", "blue"]})  # the player's choice, any order
+    assert st["hands"][0]["explorer"] == {"blue": 1, "red": 0, "yellow": 0} and st["kept"][0] == []
 
 
 def test_event_uso_flessibile_as_a_rope() -> None:
@@ -505,14 +510,20 @@ def test_sea_discovery_is_open_to_everyone_clockwise_and_lamp_is_the_movers() ->
     st, _ = act(st, 1, {"type": "step", "to": "0,0"})
     st, _ = act(st, 1, {"type": "step", "to": "0,1"})  # D:p
     st, _ = act(st, 1, {"type": "finish"})
-    assert {"type": "discover", "stars": [], "lamp": True, "flexible": None} in GAME.legal_actions(st, 1)
+    assert {"type": "discover", "cards": ["pickaxe", "lamp"], "flexible": 0, "lamp": True} in GAME.legal_actions(st, 1)
     st, _ = act(st, 1, {"type": "pass_discovery"})
-    assert GAME.to_act(st) == [2], "seat 0 cannot pay the pickaxe and is skipped later"
+    assert GAME.to_act(st) == [2]
     assert GAME.legal_actions(st, 2) == [
-        {"type": "discover", "stars": [], "lamp": False, "flexible": None}, {"type": "pass_discovery"}]
-    st, _ = act(st, 2, {"type": "discover", "stars": [], "lamp": False, "flexible": None})
+        {"type": "discover", "cards": ["pickaxe"], "flexible": 0, "lamp": False}, {"type": "pass_discovery"}]
+    st, _ = act(st, 2, {"type": "discover", "cards": ["pickaxe"], "flexible": 0, "lamp": False})
+    assert GAME.to_act(st) == [0], "seat 0 cannot pay the pickaxe but is asked like everyone"
+    assert GAME.legal_actions(st, 0) == [{"type": "pass_discovery"}]
+    st, _ = act(st, 0, {"type": "pass_discovery"})
+    # then the sea adventure: nobody holds a yellow card, each declines in turn
+    for s in (1, 2, 0):
+        assert GAME.legal_actions(st, s) == [{"type": "decline_adventure"}]
+        st, _ = act(st, s, {"type": "decline_adventure"})
     assert st["fossils"][2]["gold"] == 1
-    # then the sea adventure: nobody holds a yellow card, the card leaves the game
     assert st["decks"]["adventure"] == [] and st["turn"] == 2
 
 
@@ -524,7 +535,10 @@ def test_sea_adventure_offer_passes_clockwise_and_sightings_score() -> None:
     st["tasks"] = [{"kind": "adventure", "seat": 0}, {"kind": "end_turn", "seat": 0}]
     st["decks"]["adventure"].append("geyser")
     run(st)
-    assert GAME.to_act(st) == [2], "seats 0 and 1 cannot pay two blue cards"
+    for s in (0, 1):  # they cannot pay two blue cards, but are asked like everyone
+        assert GAME.legal_actions(st, s) == [{"type": "decline_adventure"}]
+        st, _ = act(st, s, {"type": "decline_adventure"})
+    assert GAME.to_act(st) == [2]
     st, _ = act(st, 2, {"type": "accept_adventure", "colours": ["blue", "blue"]})
     assert st["sightings"][2] == ["geyser"] and GAME.score_detail(st, 2)["sightings"] == 3
 
@@ -670,7 +684,7 @@ def test_every_space_can_be_left_downward_with_five_cards_a_rope_and_a_pickaxe()
         for cid, cell in board.cells.items():
             if cid == "end" or cell["kind"] in BLOCKING:
                 continue
-            assert GAME._completable(board, cid, 5, 1, 0, True, board.depth(cid), frozenset()), cid
+            assert GAME._completable(board, cid, 5, 1, 0, True, 0, board.depth(cid), frozenset()), cid
 
 
 def test_pass_only_when_nothing_is_possible() -> None:
