@@ -15,6 +15,7 @@ from service.bots.random_bot import RandomBot
 HEURISTIC_BOTS: dict[str, tuple[str, str]] = {
     "the-game": ("service.bots.the_game", "TheGameBot"),
     "esploratore": ("service.bots.esploratore", "EsploratoreBot"),
+    "viaggio-al-centro-della-terra": ("service.bots.viaggio", "ViaggioBot"),
 }
 """Game id -> (module, class) of the game's heuristic bot."""
 

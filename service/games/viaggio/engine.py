@@ -108,6 +108,27 @@ def _canonical(action: Any) -> Any:
     return out
 
 
+def _sequence(n: int) -> int:
+    """Points of ``n`` gold (or quartz) cards: 1, 3, 6, 10, 15, 20, then +5 each."""
+    seq = SCORING["sequence"]
+    if n < len(seq):
+        return seq[n]
+    return seq[-1] + SCORING["sequence_step"] * (n - len(seq) + 1)
+
+
+def fossil_points(fossils: dict[str, int]) -> dict[str, int]:
+    """Points of a collection of fossil cards by category (a pure rule, also for bots)."""
+    parts = sorted((fossils["skeleton_head"], fossils["skeleton_body"], fossils["skeleton_tail"]), reverse=True)
+    sets = SCORING["skeleton_sets"]
+    return {
+        "misc": SCORING["misc"] * fossils["misc"],
+        "skulls": SCORING["skull_pair"] * min(fossils["skull_front"], fossils["skull_back"]),
+        "skeletons": sets[3] * parts[2] + sets[2] * (parts[1] - parts[2]) + sets[1] * (parts[0] - parts[1]),
+        "gold": _sequence(fossils["gold"]),
+        "quartz": _sequence(fossils["quartz"]),
+    }
+
+
 class Viaggio(Game):
     id = GAME_ID
     title = "Viaggio al centro della terra"
@@ -936,31 +957,16 @@ class Viaggio(Game):
 
     # ------------------------------------------------------------------ scoring
 
-    @staticmethod
-    def _sequence(n: int) -> int:
-        seq = SCORING["sequence"]
-        if n < len(seq):
-            return seq[n]
-        return seq[-1] + SCORING["sequence_step"] * (n - len(seq) + 1)
-
     def score_detail(self, state: dict[str, Any], seat: int) -> dict[str, int]:
-        f = state["fossils"][seat]
-        parts = sorted((f["skeleton_head"], f["skeleton_body"], f["skeleton_tail"]), reverse=True)
-        sets = SCORING["skeleton_sets"]
-        skeleton = sets[3] * parts[2] + sets[2] * (parts[1] - parts[2]) + sets[1] * (parts[0] - parts[1])
-        detail = {
-            "misc": SCORING["misc"] * f["misc"],
-            "skulls": SCORING["skull_pair"] * min(f["skull_front"], f["skull_back"]),
-            "skeletons": skeleton,
-            "gold": self._sequence(f["gold"]),
-            "quartz": self._sequence(f["quartz"]),
+        detail = fossil_points(state["fossils"][seat])
+        detail.update({
             "bonuses": sum(BONUSES[b]["points"] for b in state["bonuses"][seat]),
             "sightings": sum(ADVENTURES[s]["points"] for s in state["sightings"][seat]),
             "water": SCORING["water_token"] * state["water"][seat],
             "permanenza": SCORING["permanenza_unused"] * state["kept"][seat].count(LIQUID),
-        }
+        })
         detail["total"] = sum(detail.values())
-        detail["fossil_cards"] = _count(f)
+        detail["fossil_cards"] = _count(state["fossils"][seat])
         return detail
 
     def _scores(self, state: dict[str, Any]) -> tuple[list[int], list[dict[str, int]]]:
@@ -1008,6 +1014,7 @@ class Viaggio(Game):
             "decision": self._public_task(state, seat),
         }
         if seat is not None:
+            v["seat"] = seat
             hand = state["hands"][seat]
             v["hand"] = {"explorer": dict(hand["explorer"]), "equipment": dict(hand["equipment"]),
                          "kept": list(state["kept"][seat])}

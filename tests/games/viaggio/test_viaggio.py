@@ -10,7 +10,7 @@ import pytest
 
 from service.engine import IllegalAction, Rng
 from service.games.viaggio import GAME
-from service.games.viaggio.engine import BOARDS, COLOURS, EQUIP, FOSSILS, LAVA
+from service.games.viaggio.engine import BOARDS, COLOURS, EQUIP, FOSSILS, LAVA, fossil_points
 from tests.support.contract import assert_replays, random_playout
 
 RNG_SEED = b"viaggio-test"
@@ -177,16 +177,16 @@ def test_movement_example_1() -> None:
 
 def test_movement_example_2_ends_phase_one() -> None:
     st = fresh()
-    st["explorers"]["blue"] = "10,5"
+    st["explorers"]["blue"] = "20,5"
     set_hand(st, 0, {"blue": 1}, {"biscuits": 2, "pickaxe": 1, "compass": 1})
     st["decks"]["event"].append("permanenza_in_liquido")
     st, _ = act(st, 0, {"type": "choose", "colour": "blue"})
-    for to in ("11,5", "11,6"):
+    for to in ("21,5", "21,6"):
         st, _ = act(st, 0, {"type": "step", "to": to})
     st, _ = act(st, 0, {"type": "play_equipment", "card": "compass"})
-    st, _ = act(st, 0, {"type": "step", "to": "12,7"})
+    st, _ = act(st, 0, {"type": "step", "to": "22,7"})
     st, _ = act(st, 0, {"type": "play_equipment", "card": "pickaxe"})
-    st, _ = act(st, 0, {"type": "step", "to": "13,7"})
+    st, _ = act(st, 0, {"type": "step", "to": "23,7"})
     st, _ = act(st, 0, {"type": "step", "to": "end"})
     assert "finish" not in types(GAME.legal_actions(st, 0)), "5 spaces with 1 card: biscuits first"
     st, _ = act(st, 0, {"type": "play_equipment", "card": "biscuits"})
@@ -642,7 +642,7 @@ def test_scoring_example_35_points() -> None:
 
 
 def test_gold_sequence_and_skeleton_sets() -> None:
-    assert [GAME._sequence(n) for n in range(9)] == [0, 1, 3, 6, 10, 15, 20, 25, 30]
+    assert [fossil_points({**dict.fromkeys(FOSSILS, 0), "gold": n})["gold"] for n in range(9)] == [0, 1, 3, 6, 10, 15, 20, 25, 30]
     st = fresh()
     set_fossils(st, 0, skeleton_head=2, skeleton_body=1, skeleton_tail=1)
     assert GAME.score_detail(st, 0)["skeletons"] == 13
