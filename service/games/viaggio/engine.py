@@ -83,7 +83,7 @@ ACTION_TYPES = (
     ActionType("lose_fossil", "Lose one fossil card of this type.", {"fossil": _FOSSIL}),
     ActionType("use_luck", "Discard the kept event 'Colpo di fortuna' instead of losing 1 or 2 fossils.", {}),
     ActionType("discard_equipment", "Lava flow: discard the revealed equipment type instead of losing fossils.", {}),
-    ActionType("pass", "Nothing can be done this turn (no card to draw and no possible move).", {}),
+    ActionType("pass", "Let the turn go when no card is left to draw (whether or not a move is possible).", {}),
 )
 
 
@@ -202,9 +202,10 @@ class Viaggio(Game):
         head = state["tasks"][0]
         kind = head["kind"]
         if kind == "turn":
-            acts: list[dict[str, Any]] = [{"type": "draw", "source": s} for s in self._sources(state)]
-            acts += [{"type": "choose", "colour": c} for c in COLOURS if self._can_choose(state, seat, c)]
-            return acts or [{"type": "pass"}]
+            draws: list[dict[str, Any]] = [{"type": "draw", "source": s} for s in self._sources(state)]
+            moves = [{"type": "choose", "colour": c} for c in COLOURS if self._can_choose(state, seat, c)]
+            # With nothing to draw, passing is always allowed: whether a move was possible stays private.
+            return [*draws, *moves] if draws else [*moves, {"type": "pass"}]
         if kind == "draw":
             return [{"type": "draw", "source": s} for s in self._sources(state)]
         if kind == "discard":

@@ -687,12 +687,14 @@ def test_every_space_can_be_left_downward_with_five_cards_a_rope_and_a_pickaxe()
             assert GAME._completable(board, cid, 5, 1, 0, True, 0, board.depth(cid), frozenset()), cid
 
 
-def test_pass_only_when_nothing_is_possible() -> None:
+def test_pass_only_when_nothing_can_be_drawn_moving_or_not() -> None:
     st = fresh()
     set_hand(st, 0)
     st["decks"]["explorer"], st["decks"]["equipment"] = [], []
     st["display"] = [None, None, None]
     assert GAME.legal_actions(st, 0) == [{"type": "pass"}]
+    set_hand(st, 0, {"red": 2})
+    assert GAME.legal_actions(st, 0) == [{"type": "choose", "colour": "red"}, {"type": "pass"}]
     st, _ = act(st, 0, {"type": "pass"})
     assert st["turn"] == 1
 
