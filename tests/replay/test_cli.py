@@ -3,6 +3,8 @@ server whose published key it fetches."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -111,3 +113,14 @@ def test_skipping_the_signature_still_replays_every_move(server, finished, tmp_p
     replay = write(tmp_path / "replay.json", fetch_replay(server, finished))
     status, out = verify_cli(capsys, replay, "--skip-signature")
     assert status == 0 and out.startswith("warning: signature not checked")
+
+
+def test_the_command_reads_standard_input_in_its_own_process(server, finished, tmp_path) -> None:
+    keys = write(tmp_path / "keys.json", server.get("/v1/keys").get_json())
+    replay = orjson.dumps(fetch_replay(server, finished))
+    command = [sys.executable, "-m", "service.cli", "verify", "-", "--key", keys]
+    done = subprocess.run(command, input=replay, capture_output=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.startswith(b"VERIFIED"), done.stdout + done.stderr
+    forged = replay.replace(b'"version":3,', b'"version":4,', 1)
+    done = subprocess.run(command, input=forged, capture_output=True, timeout=120)
+    assert done.returncode == 1 and done.stdout.startswith(b"REJECTED bad_signature"), done.stdout
