@@ -10,7 +10,9 @@ class CreateMatchSchema(Schema):
     """Create a match of one game for a number of players."""
 
     game = fields.String(required=True, metadata={"example": "the-game"})
-    players = fields.Integer(required=True, validate=validate.Range(min=1, max=16), metadata={"example": 2})
+    players = fields.Integer(
+        required=True, strict=True, validate=validate.Range(min=1, max=16), metadata={"example": 2},
+    )
     options = fields.Dict(
         keys=fields.String(), load_default=dict,
         metadata={"description": "Match options by name; see the game's `options_schema`."},
@@ -34,7 +36,7 @@ class OutcomeSchema(Schema):
 
 
 class MatchSchema(Schema):
-    """A match as the caller may see it. Its `ETag` is the state token."""
+    """A match as the caller may see it. Its `ETag` names the state token and the viewer."""
 
     match_id = fields.String(required=True)
     game = fields.String(required=True)
@@ -114,8 +116,13 @@ class LegalActionsSchema(Schema):
     actions = fields.List(fields.Dict(), required=True)
 
 
+MAX_CURSOR = 2**53 - 1
+"""The largest history cursor: the largest integer that clients in every language hold exactly
+(a log never gets near it; Redis refuses list indexes from 2^63 on)."""
+
+
 class HistoryQuerySchema(Schema):
-    cursor = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    cursor = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_CURSOR))
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
 
 

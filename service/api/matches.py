@@ -10,7 +10,6 @@ from typing import Any
 
 import orjson
 from flask import Response, current_app, request
-from flask_smorest import Blueprint
 
 from schemas import (
     ActionRequestSchema,
@@ -25,6 +24,7 @@ from schemas import (
 )
 from service import metrics
 from service.api.auth import bearer_token, idempotency_key
+from service.api.bodies import Blueprint
 from service.referee import Referee
 
 blp = Blueprint(

@@ -17,9 +17,11 @@ The referee asks, for a match in ``state``:
 - :meth:`Game.outcome` — ``None`` while the match runs, then scores, ranks and winners.
 
 ``apply`` accepts an action exactly when it is in ``legal_actions``: the base class checks
-membership before calling the engine's :meth:`Game.perform`, and asks :meth:`Game.explain`
-for a precise reason when it is not. Engines may override :meth:`Game.check` when a cheaper
-direct test exists, but must keep that equivalence (each game's property tests prove it).
+the action against its type's JSON schema (:mod:`service.engine.actions`: strict types, no
+unknown fields), then membership, before calling the engine's :meth:`Game.perform`, and asks
+:meth:`Game.explain` for a precise reason when it is not legal. Engines may override
+:meth:`Game.check` when a cheaper direct test exists, but must call the base class's first and
+keep that equivalence (each game's property tests prove it).
 
 Events are JSON objects ``{"type": ..., ...}``. An event that only some seats may see carries
 ``"to": [seat, ...]``; everyone else never receives it (:meth:`Game.visible_events`).
@@ -28,10 +30,12 @@ Events are JSON objects ``{"type": ..., ...}``. An event that only some seats ma
 from __future__ import annotations
 
 import abc
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypedDict
 
+from service.engine.actions import ActionShapes
 from service.engine.errors import IllegalAction, InvalidOptions, NotYourTurn
 from service.engine.rng import Rng
 
@@ -221,13 +225,17 @@ class Game(abc.ABC):
         return self.perform(state, seat, action, rng)
 
     def check(self, state: State, seat: int, action: Action) -> None:
-        """Raise unless ``action`` is legal for ``seat`` now."""
+        """Raise unless ``action`` is legal for ``seat`` now.
+
+        The action's shape is checked against its type's schema first, so the membership
+        test below never takes ``true`` for ``1`` or ``17.0`` for ``17``.
+        """
         to_act = self.to_act(state)
         if seat not in to_act:
             raise NotYourTurn(seat, to_act)
+        self.action_shapes.check(action)
         if action in self.legal_actions(state, seat):
             return
-        self._check_shape(action)
         raise self.explain(state, seat, action)
 
     def explain(self, state: State, seat: int, action: Action) -> IllegalAction:
@@ -239,28 +247,10 @@ class Game(abc.ABC):
             "GET legal-actions lists what is.",
         )
 
-    def _check_shape(self, action: Action) -> None:
-        """Reject an action whose type is unknown or whose fields do not match its type."""
-        if not isinstance(action, Mapping):
-            raise IllegalAction("bad_action", "An action is a JSON object with a 'type'.")
-        by_name = {t.name: t for t in self.action_types}
-        kind = by_name.get(action.get("type"))  # type: ignore[arg-type]
-        if kind is None:
-            raise IllegalAction(
-                "unknown_action_type",
-                f"{self.title} has no action type {action.get('type')!r}; "
-                f"it has: {', '.join(by_name)}.",
-            )
-        given = set(action) - {"type"}
-        expected = set(kind.fields)
-        if given != expected:
-            missing = ", ".join(sorted(expected - given)) or "none"
-            extra = ", ".join(sorted(given - expected)) or "none"
-            raise IllegalAction(
-                "bad_action",
-                f"Action {kind.name!r} takes the fields {sorted(expected)}; "
-                f"missing: {missing}; unexpected: {extra}.",
-            )
+    @functools.cached_property
+    def action_shapes(self) -> ActionShapes:
+        """Every action type's schema, compiled once per game."""
+        return ActionShapes(self.title, {t.name: t.json_schema() for t in self.action_types})
 
     # -- what each seat may see of the history ----------------------------------------------
 

@@ -64,6 +64,7 @@ def score_collection(cards: list[str]) -> dict[str, Any]:
 
 _CARD = {"type": "string", "pattern": "^(red|purple|green|yellow)-[0-9]+$"}
 _SPACE = {"type": "integer", "minimum": 0, "maximum": 13}
+_MOVEMENT = {"type": ["integer", "string"], "enum": [1, 2, 3, 4, 5, 6, 7, "rum"]}
 
 
 class HalunkenUndSpelunken(Game):
@@ -87,11 +88,11 @@ class HalunkenUndSpelunken(Game):
         ActionType("place_black_jack", "Set-up (holder of the lowest start card): place Black Jack on a free space.", {"space": _SPACE}),
         ActionType("bid", "Auction: offer one of your pirate cards for Black Jack (takes back your previous offer).", {"card": _CARD}),
         ActionType("pass", "Auction: pass (you are out of this auction).", {}),
-        ActionType("play", "Commit one movement card from your hand, face down.", {"card": {"enum": [1, 2, 3, 4, 5, 6, 7, "rum"]}}),
+        ActionType("play", "Commit one movement card from your hand, face down.", {"card": _MOVEMENT}),
         ActionType(
             "play_black_jack",
             "Two-player variant, Black Jack's controller: commit a movement card from Black Jack's deck, face down.",
-            {"card": {"enum": [1, 2, 3, 4, 5, 6, 7, "rum"]}},
+            {"card": _MOVEMENT},
         ),
         ActionType("rum", "Declare the movement value of your Rum card (1-7, not revealed by another piece this round).", {"value": {"type": "integer", "minimum": 1, "maximum": 7}}),
         ActionType("steal", "Take this card from the captain you robbed.", {"card": _CARD}),
