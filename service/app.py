@@ -16,7 +16,7 @@ from service.jsonprovider import OrjsonProvider
 from service.referee import Referee
 from service.replay import ReplaySigner
 from service.store import open_store
-from service.tokens import StateTokens
+from service.tokens import SeatTokens, StateTokens
 from service.web import blp as web_pages
 
 API_DESCRIPTION = """\
@@ -50,7 +50,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         REFEREE_STORE_KIND="redis" if settings.redis_url else "embedded",
     )
     store = open_store(settings.redis_url, settings.store_timeout_seconds)
-    app.extensions["referee"] = Referee(store, StateTokens(settings.secret), settings.match_ttl_seconds)
+    app.extensions["referee"] = Referee(
+        store, StateTokens(settings.secret), SeatTokens(settings.secret), settings.match_ttl_seconds
+    )
     app.extensions["replay_signer"] = ReplaySigner.configured(settings.replay_key, settings.secret)
 
     api = ProblemApi(app)

@@ -19,7 +19,7 @@ from service.engine.registry import games, get_game
 from service.match import Match, Snapshot, seed_commitment
 from service.problems import BadRequest, Conflict, Forbidden, NotFound, Unauthorized, Unavailable, Unprocessable
 from service.store import MatchStore, StoreUnavailable
-from service.tokens import StateTokens, hash_seat_token, is_match_id, new_match_id, new_seat_token, seat_of
+from service.tokens import SeatTokens, StateTokens, hash_seat_token, is_match_id, new_match_id, seat_of
 
 _COMMIT_ATTEMPTS = 4
 
@@ -41,11 +41,12 @@ class ActionResult:
 
 
 class Referee:
-    """Matches over a store, with one server secret for state tokens."""
+    """Matches over a store, with the server secret's state and seat tokens."""
 
-    def __init__(self, store: MatchStore, tokens: StateTokens, match_ttl: int) -> None:
+    def __init__(self, store: MatchStore, tokens: StateTokens, seat_tokens: SeatTokens, match_ttl: int) -> None:
         self.store = store
         self.tokens = tokens
+        self.seat_tokens = seat_tokens
         self.match_ttl = match_ttl
 
     # -- creating --------------------------------------------------------------------------
@@ -62,9 +63,10 @@ class Referee:
         seed_hex = seed if seed is not None else secrets.token_hex(32)
         rng = Rng(seed_hex)
         state = game.setup(players, resolved, rng)
-        seat_tokens = [new_seat_token() for _ in range(players)]
+        match_id = new_match_id()
+        seat_tokens = [self.seat_tokens.mint(match_id, seat) for seat in range(players)]
         match = Match(
-            match_id=new_match_id(),
+            match_id=match_id,
             game_id=game.id,
             players=players,
             options=resolved,

@@ -5,8 +5,16 @@ is HMAC-SHA256 over ``<match_id>.<version>`` with the server secret (base64url, 
 Clients treat it as opaque; the server verifies it without a store lookup, so a forged or
 mangled token is refused before any work.
 
-A *seat token* is a 256-bit random bearer secret handed out once, at match creation. The
-store keeps only its SHA-256; comparison is constant-time.
+A *seat token* is a bearer secret handed out once, at match creation:
+``<match_id>.<seat>.<nonce>.<tag>`` with a 256-bit random nonce and a 128-bit tag, HMAC-SHA256
+over the rest with a key derived from the server secret. The store keeps only the token's
+SHA-256 and the referee finds the seat by comparing hashes in constant time, so the secret
+alone cannot act for a seat (the nonce is never stored). The tag lets the rate limiter tell a
+token this service issued from a made-up one without a store read (:meth:`SeatTokens.claim`):
+a made-up token gets no budget of its own.
+
+Numbers inside tokens are ASCII digits in canonical form (no sign, no leading zeros, at most
+18 digits), so no other spelling of a version or seat parses.
 """
 
 from __future__ import annotations
@@ -18,7 +26,9 @@ import re
 import secrets
 from dataclasses import dataclass
 
-_MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+_MATCH_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
+_NUMBER = re.compile(r"0|[1-9][0-9]{0,17}")
+_SEAT_TOKEN_LABEL = b"referee seat tokens v1"
 
 
 def new_match_id() -> str:
@@ -27,7 +37,12 @@ def new_match_id() -> str:
 
 
 def is_match_id(text: str) -> bool:
-    return bool(_MATCH_ID.match(text))
+    return bool(_MATCH_ID.fullmatch(text))
+
+
+def parse_number(text: str) -> int | None:
+    """``text`` as a non-negative integer if it is one in canonical ASCII form, else ``None``."""
+    return int(text) if _NUMBER.fullmatch(text) else None
 
 
 def _b64(data: bytes) -> str:
@@ -56,17 +71,48 @@ class StateTokens:
     def verify(self, token: str) -> StateToken | None:
         """The match and version a token names, or ``None`` if it does not verify."""
         parts = token.split(".") if isinstance(token, str) else []
-        if len(parts) != 3 or not is_match_id(parts[0]) or not parts[1].isdigit():
+        if len(parts) != 3 or not is_match_id(parts[0]):
             return None
-        match_id, version = parts[0], int(parts[1])
-        if not hmac.compare_digest(parts[2], self._mac(match_id, version)):
+        match_id, version = parts[0], parse_number(parts[1])
+        if version is None or not hmac.compare_digest(parts[2].encode(), self._mac(match_id, version).encode()):
             return None
         return StateToken(match_id, version)
 
 
-def new_seat_token() -> str:
-    """A fresh bearer secret for one seat (256 bits)."""
-    return secrets.token_urlsafe(32)
+@dataclass(frozen=True)
+class SeatClaim:
+    """The match and seat a seat token was issued for (its tag verified, not yet its seat:
+    only the match record's hash says whether the match still has it)."""
+
+    match_id: str
+    seat: int
+
+
+class SeatTokens:
+    """Mints seat tokens and checks their tags with a key derived from the server secret."""
+
+    def __init__(self, secret: bytes) -> None:
+        self._key = hmac.new(secret, _SEAT_TOKEN_LABEL, hashlib.sha256).digest()
+
+    def _tag(self, body: str) -> str:
+        return _b64(hmac.new(self._key, body.encode(), hashlib.sha256).digest()[:16])
+
+    def mint(self, match_id: str, seat: int) -> str:
+        """A fresh bearer secret for ``seat`` of ``match_id``."""
+        body = f"{match_id}.{seat}.{secrets.token_urlsafe(32)}"
+        return f"{body}.{self._tag(body)}"
+
+    def claim(self, token: str) -> SeatClaim | None:
+        """The match and seat ``token`` was issued for, or ``None`` if this service (with this
+        secret) did not issue it."""
+        parts = token.split(".")
+        if len(parts) != 4 or not is_match_id(parts[0]):
+            return None
+        seat = parse_number(parts[1])
+        body = token[: -len(parts[3]) - 1]
+        if seat is None or not hmac.compare_digest(parts[3].encode(), self._tag(body).encode()):
+            return None
+        return SeatClaim(parts[0], seat)
 
 
 def hash_seat_token(token: str) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from service.match import Match
-from service.tokens import StateTokens, hash_seat_token, new_seat_token, seat_of
+from service.tokens import SeatClaim, SeatTokens, StateTokens, hash_seat_token, seat_of
 
 
 def test_state_tokens_verify_only_with_the_same_secret() -> None:
@@ -13,12 +13,35 @@ def test_state_tokens_verify_only_with_the_same_secret() -> None:
     assert (parsed.match_id, parsed.version) == ("match-id-0001", 7)
     assert StateTokens(b"other").verify(token) is None
     assert tokens.verify(token.replace(".7.", ".8.")) is None
-    for broken in ["", "a.b", "match-id-0001.x.mac", "bad id!.1.mac", token + "x"]:
+    for broken in ["", "a.b", "match-id-0001.x.mac", "bad id!.1.mac", token + "x", "match-id-0001\n.7.mac"]:
         assert tokens.verify(broken) is None
 
 
+def test_state_token_versions_are_canonical_ascii_digits() -> None:
+    """Only the spelling the service mints verifies: no '²', no leading zeros, no sign, no
+    digits from other scripts, nothing Python's int() would also take."""
+    tokens = StateTokens(b"secret")
+    mac = tokens.mint("match-id-0001", 2).split(".")[2]
+    assert tokens.verify(f"match-id-0001.2.{mac}") is not None
+    for version in ["\u00b2", "02", "+2", " 2", "2 ", "\u0662", "2\n", "2_0", "9" * 5000]:
+        assert tokens.verify(f"match-id-0001.{version}.{mac}") is None
+    assert tokens.verify("match-id-0001.0.\u00e9\u00e9") is None, "a non-ASCII MAC is refused, not a TypeError"
+
+
+def test_seat_tokens_name_their_match_and_seat_under_a_mac() -> None:
+    tokens = SeatTokens(b"secret")
+    token = tokens.mint("match-id-0001", 3)
+    assert tokens.claim(token) == SeatClaim("match-id-0001", 3)
+    assert tokens.mint("match-id-0001", 3) != token, "each token has its own random nonce"
+    assert SeatTokens(b"other").claim(token) is None
+    match_id, seat, nonce, tag = token.split(".")
+    for made_up in [f"{match_id}.4.{nonce}.{tag}", f"{match_id}.{seat}.{nonce}x.{tag}", f"{match_id}.03.{nonce}.{tag}",
+                    "x" * 43, "", f"{match_id}.{seat}.{nonce}", token + ".x", f"{match_id}.{seat}.{nonce}.\u00e9"]:
+        assert tokens.claim(made_up) is None, made_up
+
+
 def test_seat_tokens_are_stored_as_hashes() -> None:
-    issued = [new_seat_token() for _ in range(3)]
+    issued = [SeatTokens(b"secret").mint("match-id-0001", seat) for seat in range(3)]
     hashes = [hash_seat_token(t) for t in issued]
     assert all(t not in h for t, h in zip(issued, hashes, strict=True))
     assert [seat_of(t, hashes) for t in issued] == [0, 1, 2]
