@@ -1,7 +1,10 @@
 """Matches: create, read, act, validate, legal actions, history.
 
 Seats act with ``Authorization: Bearer <seat token>``; without it the caller is a spectator
-and may only read.
+and may only read. What an answer shows depends on who asks, so every answer varies with
+``Authorization`` and a seat's answers are never stored by a cache (they hold its hand, its
+legal actions, or at creation every seat's token); a spectator's read may be cached but is
+revalidated (its ``ETag``) every time, since any move changes it.
 """
 
 from __future__ import annotations
@@ -41,6 +44,21 @@ _IDEMPOTENCY = {
 }
 
 
+@blp.after_request
+def cache_policy(response: Response) -> Response:
+    """Who may keep this answer: see the module docstring."""
+    response.vary.add("Authorization")
+    spectator_read = request.method in ("GET", "HEAD") and "Authorization" not in request.headers
+    response.headers["Cache-Control"] = "no-cache" if spectator_read else "private, no-store"
+    return response
+
+
+def viewer_etag(state_token: str, seat: int | None) -> str:
+    """The ``ETag`` of a match as one viewer sees it: the state token and whose view it is,
+    so one viewer's ``If-None-Match`` never gets another's view confirmed."""
+    return f"{state_token};{'spectator' if seat is None else f'seat-{seat}'}"
+
+
 def referee() -> Referee:
     return current_app.extensions["referee"]
 
@@ -69,14 +87,14 @@ def create_match(body: dict[str, Any]) -> dict[str, Any]:
 
 @blp.route("/<match_id>")
 @blp.response(200, MatchSchema)
-@blp.alt_response(304, description="Not modified: `If-None-Match` named the current state token.")
+@blp.alt_response(304, description="Not modified: `If-None-Match` named this viewer's current `ETag`.")
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(security=_READ_AUTH)
 def get_match(match_id: str) -> Any:
-    """Read a match as the caller's seat (or a spectator) may see it; `ETag` is the state token."""
+    """Read a match as the caller's seat (or a spectator) may see it; `ETag` is per viewer."""
     body = referee().get_match(match_id, bearer_token())
-    etag = body["state_token"]
+    etag = viewer_etag(body["state_token"], body["seat"])
     if etag in request.if_none_match:
         return Response(status=304, headers={"ETag": f'"{etag}"'})
     return json_response(body, {"ETag": f'"{etag}"'})
