@@ -12,7 +12,7 @@ import logging
 from typing import Any
 
 import orjson
-from flask import Response
+from flask import Response, g, request
 from flask_smorest import Api
 from flask_smorest.spec import prepare_response
 from werkzeug.exceptions import HTTPException
@@ -83,12 +83,28 @@ class ProblemApi(Api):
             body = _problem(429, "rate_limited", f"Too many requests: the limit is {error.description} "
                             "per seat token (or per address without one); retry after Retry-After seconds.")
         elif status >= 500:
-            log.exception("unhandled error", exc_info=error.__cause__ or error)
+            _log_server_error(error)
             body = _problem(status, "internal_error", "Something failed on our side; it has been logged.")
         else:
             detail = error.description or http.HTTPStatus(status).phrase
             body = _problem(status, _HTTP_CODES.get(status, f"http_{status}"), detail)
         return problem_response(body, headers)
+
+
+def _log_server_error(error: HTTPException) -> None:
+    """Log what really failed: Flask wraps an unhandled exception in an InternalServerError
+    whose ``original_exception`` is the cause (with its traceback)."""
+    cause = getattr(error, "original_exception", None) or error.__cause__ or error
+    log.error(
+        {
+            "msg": "unhandled error",
+            "error": f"{type(cause).__module__}.{type(cause).__qualname__}: {cause}",
+            "method": request.method,
+            "path": request.path,
+            "request_id": g.get("request_id"),
+        },
+        exc_info=(type(cause), cause, cause.__traceback__),
+    )
 
 
 def _problem(status: int, code: str, detail: str) -> dict[str, Any]:
