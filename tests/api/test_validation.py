@@ -40,7 +40,7 @@ def nothing_stored(match: MatchClient) -> None:
 
 def test_booleans_and_floats_are_not_integers(client) -> None:
     """`{"card": 17.0, "pile": false}` was accepted as card 17 on pile 0, and 17.0 stored."""
-    match = MatchClient.create(client, "the-game", 2)
+    match = MatchClient.create(client, "the-game", 2, options={"first_seat": 0})
     seat = match.created["to_act"][0]
     legal = next(a for a in match.legal(seat)["actions"] if a["type"] == "play")
     for card, pile in [(float(legal["card"]), False), (legal["card"], float(legal["pile"])),
