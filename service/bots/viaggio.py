@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from service.engine import Action, View
 from service.games.viaggio.board import BLOCKING, Board
-from service.games.viaggio.engine import BISCUIT, BOARDS, BONUSES, COLOURS, EQUIP, MAX_CARDS, PER_TOKEN, fossil_points
+from service.games.viaggio.data import BISCUIT, BOARDS, BONUSES, COLOURS, EQUIP, MAX_CARDS, PER_TOKEN, fossil_points
 
 # What the bot thinks things are worth, in points.
 FOSSIL = 2.6  # one more fossil card, on average

@@ -3,42 +3,24 @@
 The match is a queue of *tasks* in ``state["tasks"]``. The head task is either a decision (the
 seats owing it are ``to_act``) or an automatic step (end of turn, drawing event cards, turning
 a sea adventure, the water check, the lava flow) that :meth:`Viaggio._run` resolves at once.
-Decisions that can have only one outcome are resolved automatically too.
+Every seat a decision concerns is asked, with a way to decline, even when it cannot pay: who
+is asked must never tell what a hidden hand holds. Only what public facts settle (a loss of a
+seat without fossils, the rest of a loss with one choice left) is resolved without asking.
+The data lives in :mod:`.data`, the ways to pay in :mod:`.payments`, the grids in :mod:`.board`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import combinations_with_replacement
 from typing import Any
 
-from service.engine import ActionType, Game, IllegalAction, Rng, load_seed
+from service.engine import ActionType, Game, IllegalAction, Rng
 from service.games.viaggio.board import BLOCKING, Board
-
-GAME_ID = "viaggio-al-centro-della-terra"
-BOARD_SEED = load_seed(GAME_ID, "board")
-CARDS = load_seed(GAME_ID, "cards")
-
-COLOURS: tuple[str, ...] = tuple(CARDS["colours"])
-EQUIP: tuple[str, ...] = tuple(CARDS["equipment_types"])
-MOVE_EQUIP = ("rope", "pickaxe", "compass", "biscuits")
-FOSSILS: tuple[str, ...] = tuple(CARDS["fossils"])
-EVENTS: dict[str, dict[str, Any]] = {e["id"]: e for e in CARDS["events"]}
-ADVENTURES: dict[str, dict[str, Any]] = {a["id"]: a for a in CARDS["adventures"]}
-BONUSES: dict[str, dict[str, Any]] = CARDS["bonuses"]
-LIMIT = CARDS["hand_limit"]
-MAX_CARDS = CARDS["move"]["max_cards"]
-BISCUIT = CARDS["move"]["biscuits_value"]
-PER_TOKEN = CARDS["water"]["fossils_per_token"]
-SCORING = CARDS["scoring"]
-LAVA: list[dict[str, Any]] = BOARD_SEED["lava"]["spaces"]
-BOARDS = {1: Board(BOARD_SEED["descent"], BOARD_SEED["symbols"]), 2: Board(BOARD_SEED["sea"], BOARD_SEED["symbols"])}
-
-MIX = "miscela_di_colori"
-FLEX = "uso_flessibile"
-LIQUID = "permanenza_in_liquido"
-LUCK = "colpo_di_fortuna"
-FLEX_COPIES = next(e["count"] for e in CARDS["events"] if e["id"] == FLEX)
+from service.games.viaggio.data import (
+    ADVENTURES, BISCUIT, BOARDS, BONUSES, CARDS, COLOURS, EQUIP, EVENTS, FLEX, FLEX_COPIES, FOSSILS, GAME_ID, LAVA,
+    LIMIT, LIQUID, LUCK, MAX_CARDS, MIX, MOVE_EQUIP, PER_TOKEN, SCORING, fossil_points,
+)
+from service.games.viaggio.payments import canonical, discovery_payments, explorer_payments
 
 DRAW_SOURCES = ["explorer_deck", "equipment_deck", *[f"display:{t}" for t in EQUIP]]
 CARD_NAMES = [*COLOURS, *EQUIP]
@@ -91,9 +73,6 @@ def _count(d: dict[str, int]) -> int:
     return sum(d.values())
 
 
-_LIST_ORDERS = {"colours": {c: i for i, c in enumerate(COLOURS)}, "cards": {t: i for i, t in enumerate(EQUIP)}}
-
-
 def _canonical(action: Any) -> Any:
     """``action`` with its lists of colours or equipment cards in the listed order: a payment
     is a set of cards, so the order a client gives them in does not matter. Anything that is
@@ -106,27 +85,6 @@ def _canonical(action: Any) -> Any:
         if isinstance(value, list) and all(isinstance(v, str) and v in order for v in value):
             out = {**out, name: sorted(value, key=order.__getitem__)}
     return out
-
-
-def _sequence(n: int) -> int:
-    """Points of ``n`` gold (or quartz) cards: 1, 3, 6, 10, 15, 20, then +5 each."""
-    seq = SCORING["sequence"]
-    if n < len(seq):
-        return seq[n]
-    return seq[-1] + SCORING["sequence_step"] * (n - len(seq) + 1)
-
-
-def fossil_points(fossils: dict[str, int]) -> dict[str, int]:
-    """Points of a collection of fossil cards by category (a pure rule, also for bots)."""
-    parts = sorted((fossils["skeleton_head"], fossils["skeleton_body"], fossils["skeleton_tail"]), reverse=True)
-    sets = SCORING["skeleton_sets"]
-    return {
-        "misc": SCORING["misc"] * fossils["misc"],
-        "skulls": SCORING["skull_pair"] * min(fossils["skull_front"], fossils["skull_back"]),
-        "skeletons": sets[3] * parts[2] + sets[2] * (parts[1] - parts[2]) + sets[1] * (parts[0] - parts[1]),
-        "gold": _sequence(fossils["gold"]),
-        "quartz": _sequence(fossils["quartz"]),
-    }
 
 
 class Viaggio(Game):
@@ -223,10 +181,10 @@ class Viaggio(Game):
                 acts = [{"type": "return_fossil", "fossil": f} for f, n in state["fossils"][seat].items() if n > 0]
             return [*acts, {"type": "keep_fossils"}]
         if kind == "offer":
-            pays = self._payments(state["hands"][seat]["explorer"], ADVENTURES[head["card"]]["cost"])
+            pays = explorer_payments(state["hands"][seat]["explorer"], ADVENTURES[head["card"]]["cost"])
             return [*({"type": "accept_adventure", "colours": p} for p in pays), {"type": "decline_adventure"}]
         if kind == "lightning":
-            pays = self._payments(state["hands"][seat]["explorer"], ADVENTURES[head["card"]]["cost"])
+            pays = explorer_payments(state["hands"][seat]["explorer"], ADVENTURES[head["card"]]["cost"])
             return [*({"type": "protect", "colours": p} for p in pays), {"type": "take_strike"}]
         if kind == "loss":
             return self._loss_actions(state, head, seat)
@@ -406,7 +364,7 @@ class Viaggio(Game):
             acts.append({"type": "play_mix"})
         need = self._finish_need(state, mv)
         if need is not None and mv["mix"]:
-            acts += [{"type": "finish_mixed", "colours": p} for p in self._payments(state["hands"][seat]["explorer"],
+            acts += [{"type": "finish_mixed", "colours": p} for p in explorer_payments(state["hands"][seat]["explorer"],
                                                                                      {"any": need})]
         elif need is not None:
             acts.append({"type": "finish"})
@@ -415,43 +373,9 @@ class Viaggio(Game):
     # ------------------------------------------------------------------ discovery / payments
 
     def _discover_options(self, state: dict[str, Any], task: dict[str, Any]) -> list[dict[str, Any]]:
-        """Every way the seat can pay the discovery: which equipment cards leave the hand,
-        how many kept *Uso flessibile* cards stand in for missing ones (each for one card),
-        and whether the mover adds a lamp. A fixed symbol takes a card of its type or a
-        stand-in, the lamp a lamp card or a stand-in, a star any card."""
         seat = task["seat"]
-        eq = state["hands"][seat]["equipment"]
-        wild = state["kept"][seat].count(FLEX)
-        owned = [t for t in EQUIP if eq[t] > 0]
-        out = []
-        for lamp in (False, True) if task["lamp"] else (False,):
-            need: dict[str, int] = {}
-            for t in [s for s in task["symbols"] if s != "star"] + (["lamp"] if lamp else []):
-                need[t] = need.get(t, 0) + 1
-            total = len(task["symbols"]) + lamp
-            for flexible in range(min(wild, total) + 1):
-                for cards in combinations_with_replacement(owned, total - flexible):
-                    if any(cards.count(t) > eq[t] for t in set(cards)):
-                        continue
-                    if sum(max(0, k - cards.count(t)) for t, k in need.items()) <= flexible:
-                        out.append({"type": "discover", "cards": list(cards), "flexible": flexible, "lamp": lamp})
-        return out
-
-    @staticmethod
-    def _payments(hand: dict[str, int], cost: dict[str, Any]) -> list[list[str]]:
-        if "colours" in cost:
-            need: dict[str, int] = {}
-            for c in cost["colours"]:
-                need[c] = need.get(c, 0) + 1
-            return [sorted(cost["colours"], key=COLOURS.index)] if all(hand[c] >= n for c, n in need.items()) else []
-        if "same" in cost:
-            n = cost["same"]
-            return [[c] * n for c in COLOURS if hand[c] >= n]
-        out = []
-        for combo in combinations_with_replacement(COLOURS, cost["any"]):
-            if all(hand[c] >= combo.count(c) for c in set(combo)):
-                out.append(list(combo))
-        return out
+        return discovery_payments(task["symbols"], state["hands"][seat]["equipment"],
+                                  state["kept"][seat].count(FLEX), task["lamp"])
 
     # ------------------------------------------------------------------ losses
 
@@ -510,10 +434,10 @@ class Viaggio(Game):
     # ------------------------------------------------------------------ perform
 
     def check(self, state: dict[str, Any], seat: int, action: dict[str, Any]) -> None:
-        super().check(state, seat, _canonical(action))
+        super().check(state, seat, canonical(action))
 
     def perform(self, state: dict[str, Any], seat: int, action: dict[str, Any], rng: Rng):
-        action = _canonical(action)
+        action = canonical(action)
         events: list[dict[str, Any]] = []
         tasks = state["tasks"]
         head = tasks[0]

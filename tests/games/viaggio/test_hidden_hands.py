@@ -18,7 +18,7 @@ import pytest
 from service.bots.viaggio import ViaggioBot
 from service.engine import IllegalAction, Rng
 from service.games.viaggio import GAME
-from service.games.viaggio.engine import COLOURS, EQUIP, FLEX, LIQUID, LUCK, MIX
+from service.games.viaggio.data import COLOURS, EQUIP, FLEX, LIQUID, LUCK, MIX
 
 SWAPPABLE_KEPT = (MIX, FLEX, LUCK)  # Permanenza in liquido plays itself at the water check, so it stays
 

@@ -16,7 +16,7 @@ import pytest
 from service.engine import IllegalAction, Rng
 from service.games.viaggio import GAME
 from service.games.viaggio.board import BLOCKING
-from service.games.viaggio.engine import BOARDS, COLOURS, EQUIP, FLEX
+from service.games.viaggio.data import BOARDS, COLOURS, EQUIP, FLEX
 from tests.games.viaggio.reach import Reached, finish_move, reach
 
 

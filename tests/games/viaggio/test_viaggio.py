@@ -10,7 +10,7 @@ import pytest
 
 from service.engine import IllegalAction, Rng
 from service.games.viaggio import GAME
-from service.games.viaggio.engine import BOARDS, COLOURS, EQUIP, FOSSILS, LAVA, fossil_points
+from service.games.viaggio.data import BOARDS, COLOURS, EQUIP, FOSSILS, LAVA, fossil_points
 from tests.support.contract import assert_replays, random_playout
 
 RNG_SEED = b"viaggio-test"
