@@ -87,7 +87,6 @@ class Settings:
     match_ttl_seconds: int
     max_body_bytes: int
     rate_limit: str
-    rate_limit_sync_seconds: float
     store_timeout_seconds: float
     access_log: bool
     replay_key: str | None = None
@@ -122,7 +121,6 @@ class Settings:
             match_ttl_seconds=_int(env, "REFEREE_MATCH_TTL", 7 * 24 * 3600, minimum=1),
             max_body_bytes=_int(env, "REFEREE_MAX_BODY_BYTES", 64 * 1024, minimum=1),
             rate_limit=_rate_limit(env),
-            rate_limit_sync_seconds=_float(env, "REFEREE_RATE_LIMIT_SYNC", 0.1, minimum=0),
             store_timeout_seconds=_float(env, "REFEREE_STORE_TIMEOUT", 2.0, minimum=0.001),
             access_log=_bool(env, "REFEREE_ACCESS_LOG", True),
             replay_key=_replay_key(env),

@@ -1,22 +1,28 @@
-"""Rate limits: one budget over all API routes, per seat token when the request carries
-one, else per client address, in fixed windows (``REFEREE_RATE_LIMIT``, parsed by the
-``limits`` library: "6000 per minute", "100 per second; 6000 per hour").
+"""Rate limits: one budget over all API routes, per seat token when the request carries a
+token this service issued, else per client address, in fixed windows (``REFEREE_RATE_LIMIT``,
+parsed by the ``limits`` library: "6000 per minute", "100 per second; 6000 per hour").
 
-Every node counts its own requests and adds them to the shared count in Redis at most every
-``REFEREE_RATE_LIMIT_SYNC`` seconds per key (one pipelined INCRBY + EXPIRE), learning the
-total of all nodes in the same round trip. A request is refused when the last known total
-plus this node's unsent count has reached the limit (or, when it syncs, when the new total
-is over it). So a busy seat pays one extra Redis
-round trip per sync interval instead of one per request — a move otherwise costs two — and
-the budget is exceeded by at most what the other nodes admitted since their last sync.
-``REFEREE_RATE_LIMIT_SYNC=0`` syncs on every request (exact). On the embedded store the
-counts are in memory and exact. If Redis cannot be reached the counts stay local and
-requests go through: the match store itself answers 503.
+A seat token names its match and seat under a MAC (:class:`service.tokens.SeatTokens`), so
+telling an issued token from a made-up one needs no store read: a made-up (or foreign, or
+mangled) bearer token is counted against its address like a request without one, and never
+gets a budget of its own.
+
+Across nodes the limit is exact from above: the service never admits more than the limit in a
+window, whatever the number of nodes and workers. Each process reserves slices of a key's
+budget in Redis with one atomic script (a slice is a twentieth of what remains of the window,
+at least one request) and admits from its slice without asking again, so a busy key costs one
+round trip per slice, not per request: 6000 per minute costs a seat's first request one round
+trip, then about one per 300 requests. The price is on the other side: a client that spreads
+its requests over several processes may be refused before the limit, by at most what the
+other processes reserved and did not use (each at most a twentieth of the window's budget).
+
+On the embedded store counts are in memory and exact. If Redis cannot be reached, each process
+grants itself what remains of the budget and counts locally (the match store itself answers
+503 meanwhile).
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import threading
 import time
@@ -28,6 +34,7 @@ from limits import RateLimitItem, parse_many
 from werkzeug.exceptions import TooManyRequests
 
 from service.config import Settings
+from service.tokens import SeatTokens
 
 log = logging.getLogger("referee")
 
@@ -40,30 +47,47 @@ class RateLimited(TooManyRequests):
         self.retry_after = max(1, retry_after)
 
 
-def client_key() -> str:
+_RESERVE = """
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+local remaining = tonumber(ARGV[1]) - count
+if remaining <= 0 then return 0 end
+local grant = math.max(1, math.floor(remaining / tonumber(ARGV[2])))
+redis.call('INCRBY', KEYS[1], grant)
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
+return grant
+"""
+_SLICES = 20
+"""A reservation takes this fraction (1/20) of what remains of a window's budget."""
+
+
+def client_key(seat_tokens: SeatTokens) -> str:
+    """Whose budget a request spends: an issued seat token's, else its address's."""
     header = request.headers.get("Authorization", "")
     if header[:7].lower() == "bearer ":
-        return "seat:" + hashlib.sha256(header[7:].strip().encode()).hexdigest()[:24]
+        claim = seat_tokens.claim(header[7:].strip())
+        if claim is not None:
+            return f"seat:{claim.match_id}:{claim.seat}"
     return "addr:" + (request.remote_addr or "unknown")
 
 
 @dataclass
 class Window:
-    """One key's count in one window: the shared total last seen, and what this node
-    admitted since."""
+    """One key's budget in one window as this process sees it: what it reserved, what it
+    admitted, and whether the shared budget is spent."""
 
     index: int
-    known: int = 0
-    unsent: int = 0
-    synced_at: float = float("-inf")
+    granted: int = 0
+    used: int = 0
+    spent: bool = False
 
 
 class SharedCounter:
-    """Fixed-window counts per key, shared through Redis (or local when ``client`` is None)."""
+    """Fixed-window budgets per key, reserved in slices from Redis (or local when ``client``
+    is None)."""
 
-    def __init__(self, client: redis.Redis | None, sync_seconds: float) -> None:
+    def __init__(self, client: redis.Redis | None) -> None:
         self._client = client
-        self._sync_seconds = sync_seconds
+        self._reserve_script = client.register_script(_RESERVE) if client is not None else None
         self._windows: dict[str, Window] = {}
         self._lock = threading.Lock()
 
@@ -74,38 +98,39 @@ class SharedCounter:
         retry_after = int((index + 1) * length - now) + 1
         slot = f"rl:{limit.amount}/{length}:{key}"
         with self._lock:
-            window = self._windows.get(slot)
-            if window is None or window.index != index:
-                if len(self._windows) > 50_000:
-                    self._forget_old(index)
-                window = self._windows[slot] = Window(index)
-            if window.known + window.unsent >= limit.amount:
+            window = self._window(slot, index)
+            if window.used < window.granted:
+                window.used += 1
+                return 0
+            if window.spent:
                 return retry_after
-            window.unsent += 1
-            due = self._client is not None and now - window.synced_at >= self._sync_seconds
-            if due:
-                unsent, window.unsent, window.synced_at = window.unsent, 0, now
-        if due:
-            self._sync(f"{slot}:{index}", window, unsent, length)
-            with self._lock:
-                if window.known + window.unsent > limit.amount:
-                    return retry_after
-        return 0
-
-    def _sync(self, redis_key: str, window: Window, unsent: int, length: int) -> None:
-        assert self._client is not None
-        try:
-            pipe = self._client.pipeline(transaction=False)
-            pipe.incrby(redis_key, unsent)
-            pipe.expire(redis_key, length + 1)
-            total, _ = pipe.execute()
-        except (redis.RedisError, OSError):
-            log.warning("rate-limit counts could not reach Redis; counting locally")
-            with self._lock:
-                window.unsent += unsent
-            return
+        grant = self._reserve(f"{slot}:{index}", limit.amount, length, window)
         with self._lock:
-            window.known = max(window.known, int(total))
+            window.granted += grant
+            if window.used < window.granted:
+                window.used += 1
+                return 0
+            window.spent = True
+            return retry_after
+
+    def _window(self, slot: str, index: int) -> Window:
+        """This key's current window (called under the lock)."""
+        window = self._windows.get(slot)
+        if window is None or window.index != index:
+            if len(self._windows) > 50_000:
+                self._forget_old(index)
+            window = self._windows[slot] = Window(index)
+        return window
+
+    def _reserve(self, redis_key: str, amount: int, length: int, window: Window) -> int:
+        """A new slice of the shared budget (0 when it is spent)."""
+        if self._reserve_script is None:
+            return max(0, amount - window.granted)
+        try:
+            return int(self._reserve_script(keys=[redis_key], args=[amount, _SLICES, length + 1]))
+        except (redis.RedisError, OSError):
+            log.warning("rate-limit budgets could not reach Redis; counting locally")
+            return max(0, amount - window.granted)
 
     def _forget_old(self, index: int) -> None:
         """Drop windows that have ended (called under the lock when the table grows)."""
@@ -123,13 +148,14 @@ def install(app: Flask, settings: Settings, exempt: set[str]) -> None:
     if settings.redis_url:
         timeout = settings.store_timeout_seconds
         client = redis.Redis.from_url(settings.redis_url, socket_timeout=timeout, socket_connect_timeout=timeout)
-    counter = SharedCounter(client, settings.rate_limit_sync_seconds)
+    counter = SharedCounter(client)
+    seat_tokens = SeatTokens(settings.secret)
 
     @app.before_request
     def check_rate_limit() -> None:
         if request.blueprint in exempt or request.blueprint is None:
             return
-        key = client_key()
+        key = client_key(seat_tokens)
         now = time.time()
         for limit in limits:
             retry_after = counter.hit(limit, key, now)

@@ -13,8 +13,6 @@ BAD_VALUES = [
     ("REFEREE_MATCH_TTL", "²"),
     ("REFEREE_MAX_BODY_BYTES", "64k"),
     ("REFEREE_MAX_BODY_BYTES", "-1"),
-    ("REFEREE_RATE_LIMIT_SYNC", "fast"),
-    ("REFEREE_RATE_LIMIT_SYNC", "nan"),
     ("REFEREE_STORE_TIMEOUT", "2s"),
     ("REFEREE_STORE_TIMEOUT", "0"),
     ("REFEREE_STORE_TIMEOUT", "inf"),
@@ -39,12 +37,12 @@ def test_good_values_are_read() -> None:
     settings = Settings.from_env(
         {
             "REFEREE_SECRET": "s", "REFEREE_MATCH_TTL": " 3600 ", "REFEREE_MAX_BODY_BYTES": "1000",
-            "REFEREE_RATE_LIMIT_SYNC": "0", "REFEREE_STORE_TIMEOUT": "0.5", "REFEREE_ACCESS_LOG": "off",
+            "REFEREE_STORE_TIMEOUT": "0.5", "REFEREE_ACCESS_LOG": "off",
             "REFEREE_RATE_LIMIT": "",
         }
     )
     assert (settings.match_ttl_seconds, settings.max_body_bytes) == (3600, 1000)
-    assert (settings.rate_limit_sync_seconds, settings.store_timeout_seconds) == (0.0, 0.5)
+    assert settings.store_timeout_seconds == 0.5
     assert settings.access_log is False and settings.rate_limit == ""
     assert Settings.from_env({"REFEREE_SECRET": "s", "REFEREE_ACCESS_LOG": "1"}).access_log is True
 
