@@ -6,7 +6,8 @@ table (win rate = the game beaten; mean cards left; share rated "brillante": und
 not lost to fire), the one in
 ``docs/the-game.md``. Usage::
 
-    python bench/the_game_bot.py [--games 10000] [--workers 2] [--professional] [--on-fire]
+    python bench/the_game_bot.py [--games 10000] [--players 1,2,3,4,5] [--workers 2]
+        [--professional] [--on-fire]
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ def run(players: int, games: int, which: str, options: dict[str, Any], workers: 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=10_000)
+    parser.add_argument("--players", default="1,2,3,4,5", help="player counts, comma-separated")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--professional", action="store_true")
     parser.add_argument("--on-fire", action="store_true")
@@ -60,7 +62,7 @@ def main() -> None:
     print(f"{args.games} seeded games per player count, options {options}\n")
     print("| players | bot | wins (game beaten) | mean cards left | brillante |")
     print("|---|---|---|---|---|")
-    for players in range(1, 6):
+    for players in (int(n) for n in args.players.split(",")):
         for which in ("heuristic", "random"):
             results = run(players, args.games, which, options, args.workers)
             left = [n for n, _, _ in results]

@@ -16,6 +16,7 @@ HEURISTIC_BOTS: dict[str, tuple[str, str]] = {
     "the-game": ("service.bots.the_game", "TheGameBot"),
     "esploratore": ("service.bots.esploratore", "EsploratoreBot"),
     "viaggio-al-centro-della-terra": ("service.bots.viaggio", "ViaggioBot"),
+    "halunken-und-spelunken": ("service.bots.halunken_und_spelunken", "HalunkenBot"),
 }
 """Game id -> (module, class) of the game's heuristic bot."""
 

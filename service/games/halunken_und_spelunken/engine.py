@@ -6,7 +6,8 @@ the integers 1..7 (1..12 for Black Jack's standard deck) and the string ``"rum"`
 
 A round: (auction for Black Jack) -> secret simultaneous choice of movement cards -> reveal ->
 cancelling of equal cards -> a Rum value -> captains who stay take a card -> pieces move lowest
-card first (landing, stealing, pushing) -> (Black Jack's own move in the standard game).
+card first, then in ascending order (landing, stealing, pushing) -> (Black Jack's own move in the
+standard game).
 Everything is driven by a queue of small steps in the state; a step that needs a decision
 sets ``pending`` and the match waits for that seat.
 """
@@ -96,6 +97,16 @@ class HalunkenUndSpelunken(Game):
         ),
         ActionType("rum", "Declare the movement value of your Rum card (1-7, not revealed by another piece this round).", {"value": {"type": "integer", "minimum": 1, "maximum": 7}}),
         ActionType("steal", "Take this card from the captain you robbed.", {"card": _CARD}),
+        ActionType(
+            "decline",
+            "Two-player variant, Black Jack's controller: leave the opponent's cards alone (Black Jack "
+            "'può rubare': the theft is optional).",
+        ),
+        ActionType(
+            "move_black_jack",
+            "Landed on Black Jack: move it to this free space beside it (you choose when both are free).",
+            {"space": _SPACE},
+        ),
         ActionType("give", "Robbed by the unowned Black Jack: choose the card you hand to the harbour.", {"card": _CARD}),
         ActionType("take_harbour", "Landed on Black Jack: take this card from the harbour.", {"card": _CARD}),
     )
@@ -202,7 +213,10 @@ class HalunkenUndSpelunken(Game):
         if kind == "rum":
             return [{"type": "rum", "value": v} for v in range(1, 8) if v not in p["forbidden"]]
         if kind == "steal":
-            return [{"type": "steal", "card": c} for c in state["collections"][p["victim"]]]
+            thefts = [{"type": "steal", "card": c} for c in state["collections"][p["victim"]]]
+            return thefts + [{"type": "decline"}] if p.get("optional") and thefts else thefts
+        if kind == "black_jack_step":
+            return [{"type": "move_black_jack", "space": s} for s in p["spaces"]]
         if kind == "give":
             return [{"type": "give", "card": c} for c in state["collections"][p["seat"]]]
         # kind == "harbour": take a harbour card, or (two-player) rob the controller instead
@@ -460,12 +474,13 @@ class HalunkenUndSpelunken(Game):
         state["pos"][seat] = dest
         events.append({"type": "captain_moved", "seat": seat, "from_space": start, "to_space": dest, "steps": op["steps"]})
         self._take_tavern(state, seat, dest, events)
+        landing: list[dict[str, Any]] = []
         other = self._captain_at(state, dest, ignore=seat)
         if other is not None:
-            state["queue"][0:0] = [{"op": "rob_landing", "seat": seat, "victim": other},
-                                   {"op": "push", "seat": other}]
-        elif state["bj"] == dest:
-            state["queue"][0:0] = [{"op": "land_on_black_jack", "seat": seat}, {"op": "push_black_jack"}]
+            landing += [{"op": "rob_landing", "seat": seat, "victim": other}, {"op": "push", "seat": other}]
+        if state["bj"] == dest:  # alone, or still beside a captain it could not leave
+            landing += [{"op": "land_on_black_jack", "seat": seat}, {"op": "push_black_jack", "seat": seat}]
+        state["queue"][0:0] = landing
 
     def _op_rob_landing(self, state, op, events) -> None:
         thief, victim = op["seat"], op["victim"]
@@ -493,10 +508,16 @@ class HalunkenUndSpelunken(Game):
         self._set_pending(state, pending, events)
 
     def _op_push_black_jack(self, state, op, events) -> None:
+        """"Infine, Black Jack viene spostato in uno spazio libero adiacente": one space either
+        way, the captain who landed choosing when both are free; with neither free it stays."""
         start = state["bj"]
-        dest = self._next_free(state, start)
-        state["bj"] = dest
-        events.append({"type": "black_jack_pushed", "from_space": start, "to_space": dest})
+        n = _data()["spaces"]
+        beside = sorted({(start - 1) % n, (start + 1) % n})
+        free = [s for s in beside if self._captain_at(state, s) is None]
+        if not free:
+            events.append({"type": "black_jack_stays", "space": start, "reason": "no free space beside it"})
+            return
+        self._set_pending(state, {"kind": "black_jack_step", "seat": op["seat"], "spaces": free}, events)
 
     def _op_black_jack_turn(self, state, op, events) -> None:
         card = state["bj_deck"].pop(0)
@@ -505,6 +526,9 @@ class HalunkenUndSpelunken(Game):
         self._move_black_jack(state, card, events)
 
     def _move_black_jack(self, state, steps: int, events) -> None:
+        """Black Jack's move of ``steps`` spaces clockwise, on to the first free space when it
+        ends on a captain, then its thefts: from every captain it overtakes (standard game),
+        or from the captain on the space where its move ended (two-player variant)."""
         n = _data()["spaces"]
         start = state["bj"]
         overtaken: list[int] = []
@@ -514,7 +538,7 @@ class HalunkenUndSpelunken(Game):
             who = self._captain_at(state, space)
             if who is not None and k < steps - 1:
                 overtaken.append(who)
-        who = self._captain_at(state, space)
+        ended_on = who = self._captain_at(state, space)
         while who is not None:  # ends on a captain: on to the first free space
             overtaken.append(who)
             space = (space + 1) % n
@@ -522,8 +546,11 @@ class HalunkenUndSpelunken(Game):
         state["bj"] = space
         c = state["controller"]
         events.append({"type": "black_jack_moved", "from_space": start, "to_space": space, "steps": steps,
-                       "overtaken": overtaken, "controller": c})
-        victims = [v for v in overtaken if v != c]
+                       "overtaken": overtaken, "ended_on": ended_on, "controller": c})
+        if state["variant"] == TWO:
+            victims = [] if ended_on is None or ended_on == c else [ended_on]
+        else:
+            victims = [v for v in overtaken if v != c]
         state["queue"][0:0] = [{"op": "rob_black_jack", "victim": v} for v in victims]
 
     def _op_rob_black_jack(self, state, op, events) -> None:
@@ -536,7 +563,10 @@ class HalunkenUndSpelunken(Game):
         if c is None:
             self._set_pending(state, {"kind": "give", "seat": victim}, events)
         elif len(cols[c]) <= len(cols[victim]):
-            self._set_pending(state, {"kind": "steal", "seat": c, "victim": victim}, events)
+            pending = {"kind": "steal", "seat": c, "victim": victim}
+            if state["variant"] == TWO:  # "egli può rubare una carta all'avversario"
+                pending["optional"] = True
+            self._set_pending(state, pending, events)
         else:
             events.append({"type": "no_robbery", "seat": c, "victim": victim,
                            "reason": "the victim holds fewer pirate cards than Black Jack's controller"})
@@ -564,6 +594,12 @@ class HalunkenUndSpelunken(Game):
             cols[victim].remove(action["card"])
             cols[seat].append(action["card"])
             events.append({"type": "stole", "seat": seat, "victim": victim, "card": action["card"]})
+        elif kind == "decline":
+            events.append({"type": "theft_declined", "seat": seat, "victim": p["victim"]})
+        elif kind == "move_black_jack":
+            events.append({"type": "black_jack_pushed", "seat": seat, "from_space": state["bj"],
+                           "to_space": action["space"]})
+            state["bj"] = action["space"]
         elif kind == "give":
             cols[seat].remove(action["card"])
             state["harbour"].append(action["card"])
@@ -640,7 +676,7 @@ class HalunkenUndSpelunken(Game):
             "scores": scores,
             "ranks": ranks,
             "winners": [i for i, s in enumerate(scores) if s == best],
-            "detail": {"seats": details},
+            "detail": {"seats": details, "end_reason": "eight_rounds_played"},
         }
 
     def redact_action(self, action: dict[str, Any], actor: int, viewer: int | None) -> dict[str, Any]:
@@ -666,8 +702,9 @@ class HalunkenUndSpelunken(Game):
             "choose": ("play", "play_black_jack"),
         }.get(phase)
         if expected is None and state["pending"] is not None:
-            expected = {"rum": ("rum",), "steal": ("steal",), "give": ("give",),
-                        "harbour": ("take_harbour", "steal")}[state["pending"]["kind"]]
+            expected = {"rum": ("rum",), "steal": ("steal", "decline"), "give": ("give",),
+                        "harbour": ("take_harbour", "steal"),
+                        "black_jack_step": ("move_black_jack",)}[state["pending"]["kind"]]
         if expected is not None and kind not in expected:
             return IllegalAction("wrong_phase", f"Now ({phase}) the legal action types are: {', '.join(expected)}.")
         if kind in ("place_captain", "place_black_jack"):
@@ -693,4 +730,9 @@ class HalunkenUndSpelunken(Game):
             return IllegalAction("rum_value_taken", "Rum must take a value from 1 to 7 that no other piece revealed this round.")
         if kind in ("steal", "give", "take_harbour"):
             return IllegalAction("card_not_available", "That card is not among the cards you may take or give now.")
+        if kind == "decline":
+            return IllegalAction("theft_not_optional", "Only Black Jack's controller in the two-player variant may leave a theft.")
+        if kind == "move_black_jack":
+            return IllegalAction("space_not_beside_black_jack",
+                                 "Black Jack moves to a free space directly beside it, never farther.")
         return super().explain(state, seat, action)

@@ -332,7 +332,12 @@ def test_landing_on_black_jack_takes_a_harbour_card_and_black_jack_moves_on() ->
     events = play_all(state, {0: 3, 1: 5, 2: 6})
     # seat 0 lands on Black Jack: tavern card, then a harbour card though Black Jack has fewer
     assert state["collections"][0] == ["red-4", "red-5", "yellow-103", "green-13"]
-    assert of_type(events, "black_jack_pushed")[0] == {"type": "black_jack_pushed", "from_space": 3, "to_space": 4}
+    # "in uno spazio libero adiacente": 2 and 4 are both free, so seat 0 chooses (issue 13; this
+    # test used to push Black Jack clockwise without a choice)
+    assert state["pending"] == {"kind": "black_jack_step", "seat": 0, "spaces": [2, 4]}
+    events += act(state, 0, {"type": "move_black_jack", "space": 4})
+    assert of_type(events, "black_jack_pushed")[0] == {
+        "type": "black_jack_pushed", "seat": 0, "from_space": 3, "to_space": 4}
     # then Black Jack's own move (card 1, nobody controls it): 4 -> 5 (seat 1 moved away to 10)
     assert of_type(events, "black_jack_card")[0]["card"] == 1
 
@@ -400,12 +405,12 @@ def test_two_player_black_jack_moves_in_card_order_and_robs_the_opponent() -> No
                     bj_deck=[1, 2, 3, 4, 5, 6, 7, "rum"])
     act(state, 0, {"type": "play_black_jack", "card": 2})
     events = play_all(state, {0: 1, 1: 7})
-    # seat 0 (1): 0 -> 1 (2 cards); Black Jack (2): 3 -> 5 is seat 1's space -> on to 6,
-    # overtaking seat 1 (2 cards): 2 <= 2, the controller robs it
+    # seat 0 (1): 0 -> 1 (2 cards); Black Jack (2): 3 -> 5 is seat 1's space -> on to 6; it
+    # ended its move on the opponent (2 cards): 2 <= 2, the controller may rob it (optional)
     order = [e["type"] for e in events if e["type"] in ("captain_moved", "black_jack_moved")]
     assert order == ["captain_moved", "black_jack_moved"]
     assert state["bj"] == 6
-    assert state["pending"] == {"kind": "steal", "seat": 0, "victim": 1}
+    assert state["pending"] == {"kind": "steal", "seat": 0, "victim": 1, "optional": True}
     events = act(state, 0, {"type": "steal", "card": "red-6"})
     assert of_type(events, "captain_moved")[0]["seat"] == 1, "then the highest card moves"
     assert state["collections"][0] == ["red-4", "yellow-101", "red-6"]
