@@ -34,15 +34,7 @@ from typing import Any
 from service.engine import Action, View
 from service.games.esploratore import rules as R
 
-CREW_OF = R.CREW
 UNPLACEABLE = 0.5  # the share of a drawn card's worth when it cannot be played next turn
-
-
-def _mask(lines: list[int]) -> int:
-    m = 0
-    for i in lines:
-        m |= 1 << i
-    return m
 
 
 @dataclass
@@ -59,8 +51,8 @@ class Table:
         lines, meet = [], []
         for p in view["positions"]:
             top = p["top"]
-            lines.append(_mask(top["lines"]) if top else 0)
-            meet.append(_mask(top["meeting"]) if top else 0)
+            lines.append(R.mask(top["lines"]) if top else 0)
+            meet.append(R.mask(top["meeting"]) if top else 0)
         vehicles = [
             {"id": v["id"], "owner": v["owner"], "kind": v["kind"], "mult": v["multiplier"],
              "pos": R.POS_INDEX[v["position"]], "line": v["line"]}
@@ -239,7 +231,10 @@ class EsploratoreBot:
 
     # -- phase 1 --------------------------------------------------------------------------
 
-    def play_gain(self, view: View, table: Table, base: tuple[float, float], card: str, pos: int, flip: bool) -> float:
+    def play_gain(
+        self, view: View, table: Table, base: tuple[float, float], card: str, pos: int, flip: bool
+    ) -> float:
+        """What laying ``card`` (upside down when ``flip``) on ``pos`` adds to ``base``."""
         lines, meet = R.CARDS[card].masks(flip)
         own, others = self.potential(table.with_card(pos, lines, meet), view)
         return own - base[0] - self.sabotage * (others - base[1])
@@ -299,7 +294,7 @@ class EsploratoreBot:
                 return next((a for a in builds if a["line"] == line), builds[0])
         if combines:
             kinds = {v["id"]: v["kind"] for v in table.vehicles}
-            return max(combines, key=lambda a: (sum(CREW_OF[kinds[i]] for i in a["vehicles"]), -a["vehicles"][0]))
+            return max(combines, key=lambda a: (sum(R.CREW[kinds[i]] for i in a["vehicles"]), -a["vehicles"][0]))
         return next(a for a in legal if a["type"] == "skip_build")
 
     # -- phase 3 (and the phase-1 shift) -------------------------------------------------

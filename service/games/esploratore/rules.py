@@ -35,7 +35,8 @@ PILES: list[str] = [*POSITIONS, "reserve"]
 RESERVE = NPOS  # index of the reserve in PILES
 
 
-def _mask(lines: list[int]) -> int:
+def mask(lines: list[int]) -> int:
+    """The 7-bit mask of a list of line numbers."""
     m = 0
     for i in lines:
         m |= 1 << i
@@ -57,8 +58,8 @@ class Card:
     def __init__(self, raw: dict[str, Any], wild: bool = False) -> None:
         self.id: str = raw["id"]
         self.pos: int | None = None if raw["position"] is None else POS_INDEX[raw["position"]]
-        self.lines = _mask(raw["lines"])
-        self.meet = _mask(raw["meeting"])
+        self.lines = mask(raw["lines"])
+        self.meet = mask(raw["meeting"])
         self.rank: int = raw.get("rank", 0)
         self.wild = wild
         self.face = {
@@ -84,7 +85,9 @@ for _raw in DATA["wild"]:
 BEGINNER_EARTH = Card(DATA["beginner_earth"])
 CARDS[BEGINNER_EARTH.id] = BEGINNER_EARTH
 PLAYING_CARDS = [c["id"] for c in DATA["cards"]] + [c["id"] for c in DATA["wild"]]
-CARDS_BY_POSITION: list[list[str]] = [[c["id"] for c in DATA["cards"] if POS_INDEX[c["position"]] == p] for p in range(NPOS)]
+CARDS_BY_POSITION: list[list[str]] = [
+    [c["id"] for c in DATA["cards"] if POS_INDEX[c["position"]] == p] for p in range(NPOS)
+]
 """The position cards of each position, in seed order (wild cards excluded)."""
 DECK: dict[bool, frozenset[str]] = {
     False: frozenset(PLAYING_CARDS),
