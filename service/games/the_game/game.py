@@ -176,7 +176,7 @@ class TheGame(Game):
         if seat not in self.to_act(state):
             return []
         if state["agreement"] is not None:
-            return S.options(state["agreement"], state["players"])
+            return S.choices(state["agreement"], state["players"])
         step = rules()["backwards_step"]
         actions: list[Action] = [
             {"type": "play", "card": card, "pile": p}

@@ -31,7 +31,7 @@ def opening() -> Agreement:
     return {"speaker": 0, "proposal": None, "proposer": None, "accepted": [], "proposed": []}
 
 
-def options(agreement: Agreement, players: int) -> list[Action]:
+def choices(agreement: Agreement, players: int) -> list[Action]:
     """What the speaker may say now."""
     speaker = agreement["speaker"]
     proposal = agreement["proposal"]
