@@ -2,16 +2,25 @@
 
 from marshmallow import Schema, fields
 
+from service.problem_codes import all_codes
+
 
 class ProblemSchema(Schema):
     """An error answer (``application/problem+json``)."""
 
-    type = fields.String(metadata={"description": "A URI naming the problem kind."})
-    title = fields.String(metadata={"description": "Short summary of the status."})
-    status = fields.Integer(metadata={"description": "The HTTP status code."})
-    detail = fields.String(metadata={"description": "What went wrong, in a sentence."})
-    code = fields.String(metadata={"description": "Stable machine code, e.g. `stale_state_token`."})
-    rule = fields.String(metadata={"description": "On 422/403: the rule that forbids the action."})
-    errors = fields.Dict(metadata={"description": "On 400 `invalid_body`: field errors by location."})
+    type = fields.String(required=True, metadata={"description": "A URI naming the problem kind."})
+    title = fields.String(required=True, metadata={"description": "Short summary of the status."})
+    status = fields.Integer(required=True, metadata={"description": "The HTTP status code."})
+    detail = fields.String(required=True, metadata={"description": "What went wrong, in a sentence."})
+    code = fields.String(
+        required=True,
+        metadata={
+            "description": "Stable machine code to branch on; the catalogue is service/problem_codes.py.",
+            "enum": list(all_codes()),
+            "example": "stale_state_token",
+        },
+    )
+    rule = fields.String(allow_none=True, metadata={"description": "On 422/403: the rule that forbids the action."})
+    errors = fields.Dict(keys=fields.String(), metadata={"description": "On 400 `invalid_body`: field errors by location."})
     current_state_token = fields.String(metadata={"description": "On 409: the token of the current version."})
     current_version = fields.Integer(metadata={"description": "On 409: the current version."})

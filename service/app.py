@@ -11,6 +11,7 @@ from flask import Flask, Response, send_from_directory
 from service import limits, observability
 from service.api import games, matches, ops, replays
 from service.api.errors import ProblemApi
+from service.api.spec import ConventionsPlugin
 from service.config import Settings
 from service.jsonprovider import OrjsonProvider
 from service.referee import Referee
@@ -37,7 +38,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.config.update(
         API_TITLE="Game referee",
         API_VERSION="1.0.0",
-        OPENAPI_VERSION="3.0.3",
+        OPENAPI_VERSION="3.1.0",
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",
         OPENAPI_SWAGGER_UI_PATH="/docs",
@@ -55,7 +56,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     app.extensions["replay_signer"] = ReplaySigner.configured(settings.replay_key, settings.secret)
 
-    api = ProblemApi(app)
+    api = ProblemApi(app, spec_kwargs={"extra_plugins": [ConventionsPlugin()]})
     for blueprint in (games.blp, matches.blp, replays.blp, ops.blp):
         api.register_blueprint(blueprint)
     app.register_blueprint(web_pages)

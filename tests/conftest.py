@@ -68,3 +68,31 @@ def app(app_config: dict[str, str]):
 @pytest.fixture
 def client(app):
     return app.test_client()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def problem_codes_seen() -> Iterator[set[str]]:
+    """Records the code of every problem answered and every engine error raised in this
+    process during the run, and fails the run when one is missing from the catalogue that the
+    OpenAPI document publishes (service/problem_codes.py)."""
+    from service.api import errors
+    from service.engine.errors import EngineError
+    from service.problem_codes import all_codes
+
+    seen: set[str] = set()
+    answer, engine_init = errors.problem_response, EngineError.__init__
+
+    def recording_answer(body: dict, headers: dict | None = None):  # type: ignore[no-untyped-def]
+        seen.add(body.get("code", ""))
+        return answer(body, headers)
+
+    def recording_init(self, code, message, **kwargs):  # type: ignore[no-untyped-def]
+        seen.add(code)
+        engine_init(self, code, message, **kwargs)
+
+    errors.problem_response = recording_answer  # type: ignore[assignment]
+    EngineError.__init__ = recording_init  # type: ignore[method-assign]
+    yield seen
+    errors.problem_response, EngineError.__init__ = answer, engine_init  # type: ignore[method-assign]
+    unknown = seen - set(all_codes())
+    assert not unknown, f"problem codes seen in the run but missing from service/problem_codes.py: {unknown}"

@@ -64,6 +64,22 @@ class StrictJsonParser(FlaskParser):
 
 
 class Blueprint(flask_smorest.Blueprint):
-    """flask-smorest's Blueprint whose ``@arguments`` read bodies strictly."""
+    """flask-smorest's Blueprint whose ``@arguments`` read bodies strictly.
+
+    A body or query that fails its schema is answered 400 ``invalid_body``
+    (:class:`service.api.errors.ProblemApi`), not webargs' 422: the document says so.
+    """
 
     ARGUMENTS_PARSER = StrictJsonParser()
+
+    def arguments(self, schema: Any, **kwargs: Any) -> Any:
+        decorate = super().arguments(schema, **kwargs)
+
+        def decorator(func: Any) -> Any:
+            wrapped = decorate(func)
+            responses = wrapped._apidoc["arguments"]["responses"]
+            responses.pop(self.ARGUMENTS_PARSER.DEFAULT_VALIDATION_STATUS, None)
+            responses[400] = "BAD_REQUEST"
+            return wrapped
+
+        return decorator

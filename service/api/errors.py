@@ -18,6 +18,7 @@ from flask_smorest.spec import prepare_response
 from werkzeug.exceptions import HTTPException
 
 from schemas import ProblemSchema
+from service.api.spec import header_ref
 from service.problems import PROBLEM_TYPE_BASE, Problem
 
 PROBLEM_JSON = "application/problem+json"
@@ -33,6 +34,14 @@ _HTTP_CODES = {
     429: "rate_limited",
     500: "internal_error",
 }
+
+_ERROR_HEADERS = {
+    401: ("WWW-Authenticate",),
+    405: ("Allow",),
+    429: ("Retry-After",),
+    503: ("Retry-After",),
+}
+"""The headers an error answer of this status carries besides ``X-Request-ID``."""
 
 
 def problem_response(body: dict[str, Any], headers: dict[str, str] | None = None) -> Response:
@@ -61,6 +70,9 @@ class ProblemApi(Api):
             response: dict[str, Any] = {"description": status.phrase}
             if status >= 400:
                 response["schema"] = self.ERROR_SCHEMA
+                response["headers"] = {
+                    name: header_ref(name) for name in ("X-Request-ID", *_ERROR_HEADERS.get(status, ()))
+                }
             prepare_response(response, self.spec, PROBLEM_JSON)
             self.spec.components.response(status.name, response, lazy=True)
         response = {"description": "Default error response", "schema": self.ERROR_SCHEMA}
@@ -87,7 +99,7 @@ class ProblemApi(Api):
             body = _problem(status, "internal_error", "Something failed on our side; it has been logged.")
         else:
             detail = error.description or http.HTTPStatus(status).phrase
-            body = _problem(status, _HTTP_CODES.get(status, f"http_{status}"), detail)
+            body = _problem(status, _HTTP_CODES.get(status, "http_error"), detail)
         return problem_response(body, headers)
 
 

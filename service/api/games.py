@@ -6,6 +6,7 @@ from typing import Any
 
 from flask_smorest import Blueprint
 
+from schemas import examples
 from schemas import GameListSchema, GameSchema
 from service.engine.registry import games
 from service.problems import NotFound
@@ -14,15 +15,17 @@ blp = Blueprint("games", __name__, url_prefix="/v1/games", description="The game
 
 
 @blp.route("")
-@blp.response(200, GameListSchema)
+@blp.response(200, GameListSchema, example={"games": [examples.GAME]})
+@blp.doc(operationId="listGames", security=[{}])
 def list_games() -> dict[str, Any]:
     """List the games, with player counts, options and action schemas."""
     return {"games": [game.describe() for game in games().values()]}
 
 
 @blp.route("/<game_id>")
-@blp.response(200, GameSchema)
+@blp.response(200, GameSchema, example=examples.GAME)
 @blp.alt_response(404, response="NOT_FOUND")
+@blp.doc(operationId="getGame", security=[{}])
 def get_game(game_id: str) -> dict[str, Any]:
     """Describe one game: options with defaults and the JSON schema of every action type."""
     game = games().get(game_id)

@@ -26,6 +26,7 @@ from schemas import (
     ValidationResultSchema,
 )
 from service import metrics
+from schemas import examples
 from service.api.auth import bearer_token, idempotency_key
 from service.api.bodies import Blueprint
 from service.referee import Referee
@@ -36,12 +37,10 @@ blp = Blueprint(
 )
 
 _SEAT_AUTH = [{"seatToken": []}]
-_READ_AUTH = [{"seatToken": []}, {}]
-_IDEMPOTENCY = {
-    "in": "header", "name": "Idempotency-Key", "required": False,
-    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
-    "description": "Retrying with the same key (same seat, same body) returns the first answer.",
-}
+_READ_AUTH: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
+"""Reads need no token (a spectator's view); with one they show the seat's view."""
+_CACHING = {"Cache-Control": "Cache-Control", "Vary": "Vary"}
+"""Every answer of this blueprint says who may keep it (:func:`cache_policy`)."""
 
 
 @blp.after_request
@@ -73,11 +72,12 @@ def json_response(body: dict[str, Any], headers: dict[str, str] | None = None) -
 
 
 @blp.route("", methods=["POST"])
-@blp.arguments(CreateMatchSchema())
-@blp.response(201, CreatedMatchSchema)
+@blp.arguments(CreateMatchSchema(), example=examples.CREATE_MATCH)
+@blp.response(201, CreatedMatchSchema, headers=_CACHING, example=examples.CREATED_MATCH)
 @blp.alt_response(400, response="BAD_REQUEST")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
+@blp.doc(operationId="createMatch", security=[{}])
 def create_match(body: dict[str, Any]) -> dict[str, Any]:
     """Create a match; the answer holds each seat's bearer token (shown only here)."""
     created = referee().create_match(body["game"], body["players"], body["options"], body.get("seed"))
@@ -86,11 +86,14 @@ def create_match(body: dict[str, Any]) -> dict[str, Any]:
 
 
 @blp.route("/<match_id>")
-@blp.response(200, MatchSchema)
-@blp.alt_response(304, description="Not modified: `If-None-Match` named this viewer's current `ETag`.")
+@blp.response(200, MatchSchema, headers={"ETag": "ETag", **_CACHING}, example=examples.MATCH)
+@blp.alt_response(
+    304, description="Not modified: `If-None-Match` named this viewer's current `ETag`.",
+    headers={"ETag": "ETag", **_CACHING},
+)
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
-@blp.doc(security=_READ_AUTH)
+@blp.doc(operationId="getMatch", security=_READ_AUTH, parameters=["If-None-Match"])
 def get_match(match_id: str) -> Any:
     """Read a match as the caller's seat (or a spectator) may see it; `ETag` is per viewer."""
     body = referee().get_match(match_id, bearer_token())
@@ -101,18 +104,21 @@ def get_match(match_id: str) -> Any:
 
 
 @blp.route("/<match_id>/legal-actions")
-@blp.response(200, LegalActionsSchema)
+@blp.response(200, LegalActionsSchema, headers=_CACHING, example=examples.LEGAL_ACTIONS)
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
-@blp.doc(security=_SEAT_AUTH)
+@blp.doc(operationId="listLegalActions", security=_SEAT_AUTH)
 def legal_actions(match_id: str) -> Response:
     """List every legal action of the caller's seat now, with the state token they belong to."""
     return json_response(referee().legal_actions(match_id, bearer_token()))
 
 
 @blp.route("/<match_id>/actions", methods=["POST"])
-@blp.arguments(ActionRequestSchema())
-@blp.response(200, ActionResultSchema)
+@blp.arguments(ActionRequestSchema(), example=examples.ACTION_REQUEST)
+@blp.response(
+    200, ActionResultSchema, headers={"Idempotent-Replayed": "Idempotent-Replayed", **_CACHING},
+    example=examples.ACTION_RESULT,
+)
 @blp.alt_response(400, response="BAD_REQUEST")
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(403, response="FORBIDDEN")
@@ -121,7 +127,7 @@ def legal_actions(match_id: str) -> Response:
 @blp.alt_response(413, response="REQUEST_ENTITY_TOO_LARGE")
 @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
 @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
-@blp.doc(security=_SEAT_AUTH, parameters=[_IDEMPOTENCY])
+@blp.doc(operationId="submitAction", security=_SEAT_AUTH, parameters=["Idempotency-Key"])
 def submit_action(body: dict[str, Any], match_id: str) -> Any:
     """Submit an action with the state token it was decided on; answers the new state."""
     result = referee().act(match_id, bearer_token(), body["state_token"], body["action"], idempotency_key())
@@ -131,13 +137,13 @@ def submit_action(body: dict[str, Any], match_id: str) -> Any:
 
 
 @blp.route("/<match_id>/actions/validate", methods=["POST"])
-@blp.arguments(ActionRequestSchema())
-@blp.response(200, ValidationResultSchema)
+@blp.arguments(ActionRequestSchema(), example=examples.ACTION_REQUEST)
+@blp.response(200, ValidationResultSchema, headers=_CACHING, example=examples.VALIDATION_RESULT)
 @blp.alt_response(400, response="BAD_REQUEST")
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.alt_response(409, response="CONFLICT")
-@blp.doc(security=_SEAT_AUTH)
+@blp.doc(operationId="validateAction", security=_SEAT_AUTH)
 def validate_action(body: dict[str, Any], match_id: str) -> dict[str, Any]:
     """Check whether an action would be accepted now, with the reason if not; changes nothing."""
     return referee().validate(match_id, bearer_token(), body["state_token"], body["action"])
@@ -145,10 +151,11 @@ def validate_action(body: dict[str, Any], match_id: str) -> dict[str, Any]:
 
 @blp.route("/<match_id>/history")
 @blp.arguments(HistoryQuerySchema(), location="query")
-@blp.response(200, HistorySchema)
+@blp.response(200, HistorySchema, headers=_CACHING, example=examples.HISTORY)
+@blp.alt_response(400, response="BAD_REQUEST", description="`invalid_body`: a bad `cursor` or `limit`.")
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
-@blp.doc(security=_READ_AUTH)
+@blp.doc(operationId="getHistory", security=_READ_AUTH)
 def history(query: dict[str, Any], match_id: str) -> dict[str, Any]:
     """Page through the action log as the caller may see it (secret parts hidden)."""
     return referee().history(match_id, bearer_token(), query["cursor"], query["limit"])

@@ -9,7 +9,7 @@ from typing import Any
 from flask import Response, current_app
 from flask_smorest import Blueprint
 
-from schemas import HealthSchema
+from schemas import HealthSchema, examples
 from service import metrics
 from service.engine import Rng
 from service.engine.registry import games
@@ -21,15 +21,21 @@ blp = Blueprint("ops", __name__, description="Liveness, readiness and metrics.")
 
 
 @blp.route("/healthz")
-@blp.response(200, HealthSchema)
+@blp.response(200, HealthSchema, example={"status": "ok"})
+@blp.doc(operationId="getLiveness")
 def healthz() -> dict[str, Any]:
     """Liveness: the process answers."""
     return {"status": "ok"}
 
 
 @blp.route("/readyz")
-@blp.response(200, HealthSchema)
-@blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+@blp.response(200, HealthSchema, example=examples.HEALTH)
+@blp.alt_response(
+    503, schema=HealthSchema, headers={"Retry-After": "Retry-After"},
+    description="The store or the game data is unavailable.",
+    example={"status": "unavailable", "store": "redis", "games": "ok"},
+)
+@blp.doc(operationId="getReadiness")
 def readyz() -> Any:
     """Readiness: the match store answers and every game can set up a match (its data loads)."""
     kind = current_app.config["REFEREE_STORE_KIND"]
@@ -61,7 +67,11 @@ def games_load(extensions: dict[str, Any]) -> bool:
 
 
 @blp.route("/metrics")
-@blp.response(200, description="Prometheus exposition format.", content_type="text/plain")
+@blp.response(
+    200, description="Prometheus exposition format.", content_type="text/plain",
+    example="# HELP referee_moves_total Actions accepted.\nreferee_moves_total{game=\"the-game\"} 17.0\n",
+)
+@blp.doc(operationId="getMetrics")
 def prometheus_metrics() -> Response:
     """Prometheus metrics of every worker process."""
     payload, content_type = metrics.render()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from flask import Response, current_app
 from flask_smorest import Blueprint
 
-from schemas import KeySetSchema, ReplaySchema
+from schemas import KeySetSchema, ReplaySchema, examples
 from service.api.matches import json_response, referee
 from service.replay import ReplaySigner, build_document
 
@@ -28,11 +28,11 @@ def signer() -> ReplaySigner:
 
 
 @blp.route("/matches/<match_id>/replay")
-@blp.response(200, ReplaySchema)
+@blp.response(200, ReplaySchema, example=examples.REPLAY)
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.alt_response(409, response="CONFLICT", description="`match_not_finished`: the match is still running.")
 @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
-@blp.doc(security=_PUBLIC)
+@blp.doc(operationId="getReplay", security=_PUBLIC)
 def get_replay(match_id: str) -> Response:
     """Download a finished match's signed replay: every action unredacted, the seed, the outcome.
 
@@ -44,8 +44,8 @@ def get_replay(match_id: str) -> Response:
 
 
 @blp.route("/keys")
-@blp.response(200, KeySetSchema)
-@blp.doc(security=_PUBLIC)
+@blp.response(200, KeySetSchema, example=examples.KEY_SET)
+@blp.doc(operationId="getKeys", security=_PUBLIC)
 def get_keys() -> dict[str, list[dict[str, str]]]:
     """The public key replays are signed with, as a JWK Set; pin it to trust replay files."""
     return signer().key_set()

@@ -1,0 +1,119 @@
+"""Examples of the request and response bodies, shown by the OpenAPI document.
+
+They are real answers of a two-player match of The Game (shortened: a spectator's view, the
+first move), so a reader sees the shapes the schemas describe; tests/test_openapi.py checks
+that each one validates against its schema.
+"""
+
+from typing import Any
+
+_MATCH_ID = "K8Bf4ufXQNI4uuiUgk7R_A"
+_TOKEN_0 = f"{_MATCH_ID}.0.EKG5uBVUervh2ZNTqZ56ZQ9lkmHbKlUNzbQ1epH97yQ"
+_TOKEN_1 = f"{_MATCH_ID}.1.KoNxzxabrsyuGKdKFatx0udP3fqAnKRszl-mgG4zK4w"
+_OPTIONS = {"professional": False, "smaller_hands": False, "on_fire": False, "first_seat": "agree"}
+_PILES = [
+    {"direction": "up", "top": 1, "count": 0, "on_fire": False},
+    {"direction": "up", "top": 1, "count": 0, "on_fire": False},
+    {"direction": "down", "top": 100, "count": 0, "on_fire": False},
+    {"direction": "down", "top": 100, "count": 0, "on_fire": False},
+]
+_VIEW: dict[str, Any] = {
+    "piles": _PILES, "hand_counts": [7, 7], "draw_pile": 84, "turn": None,
+    "starter_agreement": {"speaker": 0, "proposal": None, "proposer": None, "accepted": [], "proposed": []},
+    "played_this_turn": 0, "minimum": 2, "cards_left": 98, "laid": [], "options": _OPTIONS,
+    "over": False, "reason": None,
+}
+
+CREATE_MATCH = {"game": "the-game", "players": 2, "options": {"professional": True}}
+
+MATCH: dict[str, Any] = {
+    "match_id": _MATCH_ID, "game": "the-game", "players": 2, "options": _OPTIONS,
+    "status": "active", "version": 0, "state_token": _TOKEN_0, "to_act": [0], "seat": None,
+    "view": _VIEW, "outcome": None,
+    "seed_sha256": "9a2db2e23f1504cd056606553ac049c5e718e8f9ce9233876df1a7a1821af885",
+    "seed_supplied": False, "created_at": "2026-11-23T17:22:43.313Z", "updated_at": "2026-11-23T17:22:43.313Z",
+}
+
+CREATED_MATCH: dict[str, Any] = {
+    **MATCH,
+    "seats": [
+        {"seat": 0, "token": f"{_MATCH_ID}.0.xlcaEXyr5FDQzHwcSw1N1sPtn4W3gQiB3XCk7bwvTJc._zezSwXQcFKjW07HYR4ehg"},
+        {"seat": 1, "token": f"{_MATCH_ID}.1.qPqt2kSeilwY0MBUUwJ1OP3clewz2E0gH-css4nlzTc.LkgAXSaUW_Y_4F5d9iD_0A"},
+    ],
+}
+
+LEGAL_ACTIONS = {
+    "match_id": _MATCH_ID, "seat": 0, "version": 0, "state_token": _TOKEN_0, "to_act": [0],
+    "actions": [{"type": "propose_starter", "seat": 0}, {"type": "propose_starter", "seat": 1}],
+}
+
+ACTION_REQUEST = {"state_token": _TOKEN_0, "action": {"type": "propose_starter", "seat": 0}}
+
+ACTION_RESULT: dict[str, Any] = {
+    "match_id": _MATCH_ID, "state_token": _TOKEN_1, "version": 1, "seat": 0,
+    "events": [{"type": "starter_proposed", "seat": 0, "starter": 0}],
+    "view": {
+        **_VIEW,
+        "starter_agreement": {"speaker": 1, "proposal": 0, "proposer": 0, "accepted": [0], "proposed": [0]},
+        "seat": 0, "hand": [22, 26, 31, 32, 38, 90, 98],
+    },
+    "legal_actions": [], "to_act": [1], "status": "active", "outcome": None,
+}
+
+VALIDATION_RESULT = {
+    "match_id": _MATCH_ID, "seat": 0, "version": 1, "state_token": _TOKEN_1, "legal": False,
+    "code": "not_your_turn", "detail": "Seat 0 owes no decision now; waiting for seat(s) 1.", "rule": "turn order",
+}
+
+HISTORY = {
+    "match_id": _MATCH_ID, "total": 1, "next_cursor": None,
+    "entries": [{
+        "version": 1, "seat": 0, "action": {"type": "propose_starter", "seat": 0},
+        "events": [{"type": "starter_proposed", "seat": 0, "starter": 0}], "at": "2026-11-23T17:22:43.325Z",
+    }],
+}
+
+GAME = {
+    "id": "the-game", "title": "The Game", "min_players": 1, "max_players": 5, "cooperative": True,
+    "options": [{"name": "professional", "kind": "bool", "default": False,
+                 "description": "Play at least three cards a turn instead of two while the draw pile lasts."}],
+    "options_schema": {"type": "object", "additionalProperties": False,
+                       "properties": {"professional": {"type": "boolean", "default": False}}},
+    "action_types": ["play", "end_turn"],
+    "action_schemas": {
+        "play": {"type": "object", "required": ["type", "card", "pile"], "additionalProperties": False,
+                 "properties": {"type": {"const": "play"}, "card": {"type": "integer"}, "pile": {"type": "integer"}}},
+        "end_turn": {"type": "object", "required": ["type"], "additionalProperties": False,
+                     "properties": {"type": {"const": "end_turn"}}},
+    },
+}
+
+HEALTH = {"status": "ok", "store": "redis", "games": "ok"}
+
+KEY_SET = {"keys": [{
+    "kty": "OKP", "crv": "Ed25519", "x": "FGmFiEf_YIMjf8Sy_iujzc7YLjEcPlE3fdJbbgCng3g",
+    "kid": "wfgjvYkL3-NYECaoCn5mD3d11YMBtS4uQ93TFDqRIms", "alg": "EdDSA", "use": "sig",
+}]}
+
+REPLAY = {
+    "format": "game-referee/replay", "format_version": 1, "match_id": "8VBZC1eThvMPfljhiocuiA",
+    "game": "the-game",
+    "engine": {"name": "game-referee", "version": "0.1.0",
+               "data_sha256": "e7536265de2f433e552437b4d93ac63c64c7285f6857d631c13f6e8e8ca1a263"},
+    "players": 1, "options": _OPTIONS,
+    "seed": "0000000000000000000000000000000000000000000000000000000000000001",
+    "seed_sha256": "ec4916dd28fc4c10d78e287ca5d9cc51ee1ae73cbfde08c6b37324cbfaac8bc5",
+    "seed_supplied": True, "created_at": "2026-11-23T17:22:57.527Z", "finished_at": "2026-11-23T17:22:57.571Z",
+    "version": 1,
+    "actions": [{
+        "version": 1, "seat": 0, "action": {"type": "play", "card": 11, "pile": 0},
+        "events": [{"type": "played", "seat": 0, "card": 11, "pile": 0, "backwards": False, "fire": False}],
+        "at": "2026-11-23T17:22:57.537Z",
+    }],
+    "outcome": {"scores": [83], "ranks": [1], "winners": [], "detail": {
+        "cards_left": 83, "won": False, "brilliant": False, "end_reason": "stuck",
+        "score_means": "cards not laid (hands plus draw pile); 0 beats the game"}},
+    "signature": {"algorithm": "Ed25519", "key_id": "wfgjvYkL3-NYECaoCn5mD3d11YMBtS4uQ93TFDqRIms",
+                  "value": "uKeecCBrisNmZ7simXv2u1S_awINRrN84Zoy9SEGc6C9e6vSRzYesN7HTfJv1gs9MptxwJboj_woy-ta3nqtBQ"},
+}
+"""Shortened to its first action: the signature is of the whole replay."""
