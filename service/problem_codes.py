@@ -85,7 +85,9 @@ RULE_CODES: Mapping[str, Mapping[str, str]] = MappingProxyType({
         "card_not_owned": "The seat does not own the card.",
         "not_controller": "The seat does not control this space.",
         "rum_value_taken": "That rum value is already taken.",
+        "space_not_beside_black_jack": "Black Jack steps aside only to a free space beside it.",
         "space_occupied": "The space is occupied.",
+        "theft_not_optional": "Only the two-player theft may be declined.",
         "wrong_phase": "The action belongs to another phase.",
     }),
     "isola-dei-vulcani": MappingProxyType({
