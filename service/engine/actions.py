@@ -4,8 +4,8 @@ before a game engine sees an action.
 An engine decides legality by comparing an action with its ``legal_actions``, and Python
 compares ``True == 1`` and ``17.0 == 17``: without this check ``{"card": 17.0, "pile": false}``
 would pass as ``{"card": 17, "pile": 0}`` and be stored as sent. So the check is stricter than
-JSON Schema's own "integer" (which admits ``1.0``): integers are JSON integers, never booleans
-or numbers written with a fraction part, numbers are never booleans, and ``enum`` and
+JSON Schema's own "integer" (which admits ``1.0``): integers are JSON integers of at most 64 bits,
+never booleans or numbers written with a fraction part, numbers are never booleans, and ``enum`` and
 ``const`` compare types too (``1.0`` is not the choice ``1``). Every field is required and
 no other field is allowed (see :meth:`service.engine.game.ActionType.json_schema`).
 
@@ -23,9 +23,13 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from service.engine.errors import IllegalAction
 
+_INT_MIN, _INT_MAX = -(2**63), 2**64 - 1
+"""The integers JSON tools exchange exactly (signed or unsigned 64 bits); orjson reads larger
+ones as floats, so an action can only hold them when built in Python."""
+
 _STRICT_TYPES = Draft202012Validator.TYPE_CHECKER.redefine_many(
     {
-        "integer": lambda _checker, value: type(value) is int,
+        "integer": lambda _checker, value: type(value) is int and _INT_MIN <= value <= _INT_MAX,
         "number": lambda _checker, value: type(value) in (int, float),
     }
 )
