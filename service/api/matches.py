@@ -29,6 +29,7 @@ from service import metrics
 from schemas import examples
 from service.api.auth import bearer_token, idempotency_key
 from service.api.bodies import Blueprint
+from service.problems import Unauthorized
 from service.referee import Referee
 
 blp = Blueprint(
@@ -41,6 +42,19 @@ _READ_AUTH: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
 """Reads need no token (a spectator's view); with one they show the seat's view."""
 _CACHING = {"Cache-Control": "Cache-Control", "Vary": "Vary"}
 """Every answer of this blueprint says who may keep it (:func:`cache_policy`)."""
+
+
+_SEAT_ONLY = {"matches.legal_actions", "matches.submit_action", "matches.validate_action"}
+
+
+@blp.before_request
+def seat_required_first() -> None:
+    """A seat-only route answers 401 without a bearer token before it reads the body: a
+    missing credential is the first thing to fix, whatever else is wrong."""
+    if request.endpoint in _SEAT_ONLY and bearer_token() is None:
+        raise Unauthorized(
+            "authentication_required", "This needs a seat: send 'Authorization: Bearer <seat token>'."
+        )
 
 
 @blp.after_request

@@ -145,3 +145,11 @@ def test_history_cursors_are_bounded(client, cursor: str) -> None:
     problem(client.get(f"{match.url}/history", query_string={"cursor": cursor}), 400, "invalid_body")
     last = client.get(f"{match.url}/history", query_string={"cursor": str(MAX_CURSOR)})
     assert last.status_code == 200 and last.get_json()["entries"] == []
+
+
+def test_a_missing_seat_token_is_named_before_a_bad_body(client) -> None:
+    match = MatchClient.create(client, "the-game", 2)
+    deep = b'{"state_token": "x", "action": {"type": "end_turn", "x": %s}}' % (b"[" * 100 + b"]" * 100)
+    for path in ("/actions", "/actions/validate"):
+        problem(post_raw(client, match.url + path, deep), 401, "authentication_required")
+        problem(post_raw(client, match.url + path, b"{nope"), 401, "authentication_required")
