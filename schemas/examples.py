@@ -74,7 +74,7 @@ HISTORY = {
 }
 
 GAME = {
-    "id": "the-game", "title": "The Game", "min_players": 1, "max_players": 5, "cooperative": True,
+    "id": "the-game", "title": "The Game", "min_players": 1, "max_players": 2, "cooperative": True,
     "options": [{"name": "professional", "kind": "bool", "default": False,
                  "description": "Play at least three cards a turn instead of two while the draw pile lasts."}],
     "options_schema": {"type": "object", "additionalProperties": False,
@@ -86,6 +86,10 @@ GAME = {
         "end_turn": {"type": "object", "required": ["type"], "additionalProperties": False,
                      "properties": {"type": {"const": "end_turn"}}},
     },
+    "by_players": [
+        {"players": 1, "defaults": {"professional": False}, "allowed": {"professional": [False, True]}},
+        {"players": 2, "defaults": {"professional": False}, "allowed": {"professional": [False, True]}},
+    ],
 }
 
 HEALTH = {"status": "ok", "store": "redis", "games": "ok"}

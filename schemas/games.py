@@ -11,6 +11,22 @@ class OptionSchema(Schema):
     choices = fields.List(fields.Raw(), metadata={"description": "For kind enum: the values allowed."})
 
 
+class PlayerCountSchema(Schema):
+    """What the options are at one player count."""
+
+    players = fields.Integer(required=True, metadata={"example": 2})
+    defaults = fields.Dict(
+        keys=fields.String(), required=True,
+        metadata={"description": "Each option's default at this player count (some depend on it).",
+                  "example": {"variant": "two-player"}},
+    )
+    allowed = fields.Dict(
+        keys=fields.String(), values=fields.List(fields.Raw()), required=True,
+        metadata={"description": "For each option with few values: those accepted at this player count "
+                  "(the others at their defaults).", "example": {"variant": ["two-player"]}},
+    )
+
+
 class GameSchema(Schema):
     """One game: who may play it, its options and the JSON schema of every action type."""
 
@@ -25,6 +41,11 @@ class GameSchema(Schema):
     action_schemas = fields.Dict(
         keys=fields.String(), values=fields.Dict(), required=True,
         metadata={"description": "JSON schema of each action type, by name."},
+    )
+    by_players = fields.List(
+        fields.Nested(PlayerCountSchema), required=True,
+        metadata={"description": "Per player count from `min_players` to `max_players`: the options' "
+                  "defaults and accepted values there."},
     )
 
 

@@ -2,6 +2,8 @@
 
 from marshmallow import Schema, fields, validate
 
+from schemas.game_types import any_game
+
 _VIEW = "What the caller's seat may see (a spectator's view without a seat token); per game."
 _OUTCOME = "Null while the match runs; then `{scores, ranks, winners, detail}`, per seat index."
 
@@ -15,7 +17,7 @@ class CreateMatchSchema(Schema):
     )
     options = fields.Dict(
         keys=fields.String(), load_default=dict,
-        metadata={"description": "Match options by name; see the game's `options_schema`."},
+        metadata=any_game("Options", "Match options by name: the game's `<Game>Options`; defaults fill the rest."),
     )
     seed = fields.String(
         validate=validate.Regexp(r"^[0-9a-f]{64}$", error="A seed is 64 lowercase hex digits (256 bits)."),
@@ -32,7 +34,7 @@ class OutcomeSchema(Schema):
     scores = fields.List(fields.Integer(), required=True)
     ranks = fields.List(fields.Integer(), required=True)
     winners = fields.List(fields.Integer(), required=True)
-    detail = fields.Dict(required=True)
+    detail = fields.Dict(required=True, metadata=any_game("OutcomeDetail", "The game's own breakdown."))
 
 
 class MatchSchema(Schema):
@@ -41,13 +43,13 @@ class MatchSchema(Schema):
     match_id = fields.String(required=True)
     game = fields.String(required=True)
     players = fields.Integer(required=True)
-    options = fields.Dict(required=True)
+    options = fields.Dict(required=True, metadata=any_game("Options", "Every option, defaults filled in."))
     status = fields.String(required=True, metadata={"enum": ["active", "finished"]})
     version = fields.Integer(required=True)
     state_token = fields.String(required=True, metadata={"description": "Send it back with your next action."})
     to_act = fields.List(fields.Integer(), required=True, metadata={"description": "Seats that owe a decision now."})
     seat = fields.Integer(allow_none=True, required=True, metadata={"description": "The caller's seat; null for a spectator."})
-    view = fields.Dict(required=True, metadata={"description": _VIEW})
+    view = fields.Dict(required=True, metadata=any_game("View", _VIEW))
     outcome = fields.Nested(OutcomeSchema, allow_none=True, required=True, metadata={"description": _OUTCOME})
     seed_sha256 = fields.String(required=True, metadata={"description": "SHA-256 of the secret seed, published from creation."})
     seed = fields.String(metadata={"description": "The seed, revealed once the match is finished."})
@@ -68,8 +70,8 @@ class ActionRequestSchema(Schema):
     state_token = fields.String(required=True, validate=validate.Length(max=200))
     action = fields.Dict(
         keys=fields.String(), required=True,
-        metadata={"description": "`{type, ...}` as listed by legal-actions; see the game's `action_schemas`.",
-                  "example": {"type": "play", "card": 17, "pile": 0}},
+        metadata=any_game("Action", "`{type, ...}` as listed by legal-actions: one of the match's game's `<Game>Action`.")
+        | {"example": {"type": "play", "card": 17, "pile": 0}},
     )
 
 
@@ -80,10 +82,13 @@ class ActionResultSchema(Schema):
     state_token = fields.String(required=True)
     version = fields.Integer(required=True)
     seat = fields.Integer(required=True)
-    events = fields.List(fields.Dict(), required=True, metadata={"description": "What happened, as this seat may see it."})
-    view = fields.Dict(required=True, metadata={"description": _VIEW})
+    events = fields.List(
+        fields.Dict(metadata=any_game("Event", "An event of the match's game.")), required=True,
+        metadata={"description": "What happened, as this seat may see it."},
+    )
+    view = fields.Dict(required=True, metadata=any_game("View", _VIEW))
     legal_actions = fields.List(
-        fields.Dict(), required=True,
+        fields.Dict(metadata=any_game("Action", "A legal action of the match's game.")), required=True,
         metadata={"description": "The caller's legal actions now (empty when it owes no decision): "
                   "a bot needs no second request to decide its next move."},
     )
@@ -113,7 +118,7 @@ class LegalActionsSchema(Schema):
     version = fields.Integer(required=True)
     state_token = fields.String(required=True, metadata={"description": "The version these actions belong to."})
     to_act = fields.List(fields.Integer(), required=True)
-    actions = fields.List(fields.Dict(), required=True)
+    actions = fields.List(fields.Dict(metadata=any_game("Action", "A legal action of the match's game.")), required=True)
 
 
 MAX_CURSOR = 2**53 - 1
@@ -129,8 +134,12 @@ class HistoryQuerySchema(Schema):
 class HistoryEntrySchema(Schema):
     version = fields.Integer(required=True, metadata={"description": "The version this move produced."})
     seat = fields.Integer(required=True)
-    action = fields.Dict(required=True, metadata={"description": "Secret parts are hidden from other seats."})
-    events = fields.List(fields.Dict(), required=True)
+    action = fields.Dict(
+        required=True,
+        metadata={"description": "The action as `{type, ...}`; secret parts are null for other seats "
+                  "(so it may not fit `<Game>Action`; the replay has them all)."},
+    )
+    events = fields.List(fields.Dict(metadata=any_game("Event", "An event of the match's game.")), required=True)
     at = fields.String(required=True)
 
 

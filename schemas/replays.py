@@ -2,6 +2,7 @@
 
 from marshmallow import Schema, fields
 
+from schemas.game_types import any_game
 from schemas.matches import OutcomeSchema
 
 
@@ -27,9 +28,9 @@ class ReplayEntrySchema(Schema):
         required=True, metadata={"description": "The version this action produced (1, 2, …)."}
     )
     seat = fields.Integer(required=True)
-    action = fields.Dict(required=True, metadata={"description": "The action exactly as submitted."})
+    action = fields.Dict(required=True, metadata=any_game("Action", "The action exactly as submitted."))
     events = fields.List(
-        fields.Dict(),
+        fields.Dict(metadata=any_game("Event", "An event of the match's game.")),
         required=True,
         metadata={"description": "Every event, including those addressed `to` some seats."},
     )
@@ -58,7 +59,7 @@ class ReplaySchema(Schema):
     game = fields.String(required=True, metadata={"example": "the-game"})
     engine = fields.Nested(EngineSchema, required=True)
     players = fields.Integer(required=True)
-    options = fields.Dict(required=True, metadata={"description": "Every option, defaults filled in."})
+    options = fields.Dict(required=True, metadata=any_game("Options", "Every option, defaults filled in."))
     seed = fields.String(
         required=True, metadata={"description": "The match's seed (64 hex digits), revealed."}
     )

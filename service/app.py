@@ -44,7 +44,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         OPENAPI_SWAGGER_UI_PATH="/docs",
         OPENAPI_SWAGGER_UI_URL="/docs/assets/",
         API_SPEC_OPTIONS={
-            "info": {"description": API_DESCRIPTION},
+            "info": {"description": API_DESCRIPTION, "license": {"name": "MIT", "identifier": "MIT"}},
+            "servers": [{"url": "/", "description": "The referee serving this document."}],
+            "security": [{}],
             "components": {"securitySchemes": {"seatToken": {"type": "http", "scheme": "bearer"}}},
         },
         MAX_CONTENT_LENGTH=settings.max_body_bytes,

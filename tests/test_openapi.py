@@ -100,3 +100,27 @@ def test_every_operation_has_examples_that_fit_its_schemas() -> None:
                 if "schema" in media and "$ref" in media["schema"]:
                     schema = {**media["schema"], "components": spec["components"]}
                     Draft202012Validator(schema).validate(media["example"])
+
+
+def test_the_catalogue_publishes_each_player_count_s_defaults_and_accepted_values(client) -> None:
+    halunken = client.get("/v1/games/halunken-und-spelunken").get_json()
+    by_players = {entry["players"]: entry for entry in halunken["by_players"]}
+    assert by_players[2]["defaults"] == {"variant": "two-player"}
+    assert by_players[2]["allowed"] == {"variant": ["two-player"]}
+    assert by_players[3]["defaults"] == {"variant": "standard"}
+    assert "two-player" not in by_players[3]["allowed"]["variant"]
+    the_game = client.get("/v1/games/the-game").get_json()
+    assert {e["players"]: e["allowed"]["first_seat"] for e in the_game["by_players"]}[2] == ["agree", 0, 1]
+
+
+def test_every_published_default_and_accepted_value_creates_a_match(client) -> None:
+    for game in client.get("/v1/games").get_json()["games"]:
+        for entry in game["by_players"]:
+            players = entry["players"]
+            created = client.post("/v1/matches", json={"game": game["id"], "players": players, "options": entry["defaults"]})
+            assert created.status_code == 201, created.get_json()
+            assert created.get_json()["options"] == entry["defaults"]
+            for name, values in entry["allowed"].items():
+                for value in values:
+                    one = client.post("/v1/matches", json={"game": game["id"], "players": players, "options": {name: value}})
+                    assert one.status_code == 201, (game["id"], players, name, value)

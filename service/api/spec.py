@@ -1,8 +1,9 @@
 """What the OpenAPI document says about every operation beyond its decorators.
 
 An apispec plugin, so the conventions are written once: the headers every answer carries
-(``X-Request-ID``), the 429 every rate-limited operation may answer, and the reusable header
-components the endpoints name (``ETag``, ``Retry-After``, ``Idempotent-Replayed``, …).
+(``X-Request-ID``), the 429 every rate-limited operation may answer, the reusable header
+components the endpoints name (``ETag``, ``Retry-After``, ``Idempotent-Replayed``, …) and
+every game's types (schemas/game_types.py).
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from apispec import APISpec, BasePlugin
+
+from schemas.game_types import all_game_components
 
 HEADERS: dict[str, dict[str, Any]] = {
     "X-Request-ID": {
@@ -95,6 +98,8 @@ class ConventionsPlugin(BasePlugin):
     """Adds the API-wide headers and responses to every operation."""
 
     def init_spec(self, spec: APISpec) -> None:
+        for name, schema in all_game_components().items():
+            spec.components.schema(name, schema)
         for name, header in HEADERS.items():
             spec.components.header(name, header)
         for name, parameter in PARAMETERS.items():

@@ -80,6 +80,16 @@ class Option:
     def default_value(self, players: int) -> Any:
         return self.default_for(players) if self.default_for else self.default
 
+    def values(self) -> list[Any] | None:
+        """Every value the option's kind admits, when there are few enough to list (≤ 64)."""
+        if self.kind == "bool":
+            return [False, True]
+        if self.kind == "enum":
+            return list(self.choices)
+        if self.minimum is not None and self.maximum is not None and self.maximum - self.minimum < 64:
+            return list(range(self.minimum, self.maximum + 1))
+        return None
+
     def json_schema(self) -> dict[str, Any]:
         schema: dict[str, Any] = {"description": self.description, "default": self.default}
         if self.kind == "bool":
@@ -285,4 +295,31 @@ class Game(abc.ABC):
             },
             "action_types": [t.name for t in self.action_types],
             "action_schemas": {t.name: t.json_schema() for t in self.action_types},
+            "by_players": [self.options_for(players) for players in range(self.min_players, self.max_players + 1)],
+        }
+
+    def options_for(self, players: int) -> dict[str, Any]:
+        """The defaults and the values each option accepts at this player count.
+
+        Found by asking :meth:`resolve_options` itself (each value with the other options at
+        their defaults), so the catalogue says what creation accepts: a default that depends
+        on the player count, or a value a player count forbids, shows here.
+        """
+        allowed: dict[str, list[Any]] = {}
+        for option in self.options:
+            values = option.values()
+            if values is None:
+                continue
+            accepted = []
+            for value in values:
+                try:
+                    self.resolve_options(players, {option.name: value})
+                except InvalidOptions:
+                    continue
+                accepted.append(value)
+            allowed[option.name] = accepted
+        return {
+            "players": players,
+            "defaults": {option.name: option.default_value(players) for option in self.options},
+            "allowed": allowed,
         }
