@@ -1,12 +1,12 @@
 """Per-game types of the OpenAPI document, generated from the engines' own declarations.
 
-For each game (``TheGame``, ``Esploratore``, …) the document gets:
+For each game package (``TheGame``, ``Viaggio``, …) the document gets:
 
 - ``<Game>Action``: a discriminated union on ``type`` of one schema per action type, made
   from the engine's :class:`~service.engine.ActionType` declarations (the same schemas that
   check every submitted action, so the document cannot drift from what the referee accepts);
 - ``<Game>Event``: the same for its events; ``<Game>View`` and ``<Game>OutcomeDetail``;
-  these three from the game's ``seeds/<game-id>/shapes.json`` (service.engine.shapes);
+  these three from the ``shapes.json`` in the game's package (service.engine.shapes);
 - ``<Game>Options``: its options at match creation.
 
 A match's fields are then "one of the games' types" (:func:`any_game`): a typed client
@@ -15,16 +15,29 @@ switches on the match's ``game``, then on ``type``.
 
 from __future__ import annotations
 
+import pkgutil
 from typing import Any
 
+import service.games
 from service.engine.game import Game
 from service.engine.registry import games
 from service.engine.shapes import shapes
 
 
-def type_name(game_id: str) -> str:
-    """``viaggio-al-centro-della-terra`` → ``ViaggioAlCentroDellaTerra``."""
-    return "".join(part.capitalize() for part in game_id.split("-"))
+def game_packages() -> list[str]:
+    """The game packages under ``service.games``, found without importing them: a game's
+    module may read its data at import, and the app must start (not ready) without it."""
+    return sorted(module.name for module in pkgutil.iter_modules(service.games.__path__) if module.ispkg)
+
+
+def type_prefix(package: str) -> str:
+    """A game package's name as the prefix of its types: ``the_game`` → ``TheGame``."""
+    return "".join(part.capitalize() for part in package.split("_"))
+
+
+def game_prefix(game: Game) -> str:
+    """The type prefix of the package that defines ``game``'s class."""
+    return type_prefix(type(game).__module__.split(".")[2])
 
 
 def ref(name: str) -> dict[str, str]:
@@ -40,7 +53,7 @@ declared ones)."""
 def any_game(kind: str, description: str) -> dict[str, Any]:
     """Field metadata: one of the games' ``<Game><kind>`` schemas (or, for events, one not
     declared yet: :data:`OTHER_EVENT`)."""
-    choices = [ref(type_name(g) + kind) for g in games()]
+    choices = [ref(type_prefix(package) + kind) for package in game_packages()]
     if kind == "Event":
         choices.append(ref(OTHER_EVENT))
     return {"description": description, "anyOf": choices}
@@ -88,7 +101,7 @@ def _union(prefix: str, suffix: str, variants: dict[str, dict[str, Any]], descri
     components: dict[str, Any] = {}
     mapping: dict[str, str] = {}
     for name, schema in variants.items():
-        component = prefix + type_name(name.replace("_", "-")) + suffix
+        component = prefix + type_prefix(name) + suffix
         components[component] = _typed_enums(_tagged(name, schema))
         mapping[name] = ref(component)["$ref"]
     components[prefix + suffix] = {
@@ -101,9 +114,8 @@ def _union(prefix: str, suffix: str, variants: dict[str, dict[str, Any]], descri
 
 def game_components(game: Game) -> dict[str, dict[str, Any]]:
     """Every component of one game."""
-    prefix = type_name(game.id)
-    declared = shapes(game.id)
-    described = game.describe()
+    prefix = game_prefix(game)
+    declared = shapes(game)
     components = _union(
         prefix, "Action", {t.name: t.json_schema() for t in game.action_types},
         f"An action of {game.title}, by its `type`.",
@@ -114,7 +126,7 @@ def game_components(game: Game) -> dict[str, dict[str, Any]]:
         **declared.outcome_detail, "description": f"{game.title}'s own breakdown of a finished match.",
     }
     components[prefix + "Options"] = _typed_enums(
-        {**described["options_schema"], "description": f"Options of {game.title}."}
+        {**game.options_schema(), "description": f"Options of {game.title}."}
     )
     return components
 

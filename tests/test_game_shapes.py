@@ -1,5 +1,5 @@
 """Every view, event, legal action and outcome the engines produce fits the per-game types the
-OpenAPI document publishes (schemas/game_types.py, seeds/<game>/shapes.json): an engine that
+OpenAPI document publishes (schemas/game_types.py, service/games/<game>/shapes.json): an engine that
 changes a shape without its declaration fails here."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import orjson
 import pytest
 from jsonschema import Draft202012Validator
 
-from schemas.game_types import type_name
+from schemas.game_types import game_prefix
 from service.cli import spec_bytes
 from service.engine import Game, Rng
 from service.engine.registry import games
@@ -52,7 +52,7 @@ def option_variants(game: Game, players: int) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("game_id", list(games()))
 def test_what_the_engine_produces_fits_the_published_types(game_id: str) -> None:
     game = games()[game_id]
-    prefix = type_name(game_id)
+    prefix = game_prefix(game)
     view, event, action, detail = (validator(prefix + kind) for kind in ("View", "Event", "Action", "OutcomeDetail"))
     finished = 0
     for players in sorted({game.min_players, game.max_players}):
@@ -84,7 +84,7 @@ def test_what_the_engine_produces_fits_the_published_types(game_id: str) -> None
 def test_every_game_has_its_types_in_the_document() -> None:
     schemas = spec()["components"]["schemas"]
     for game_id, game in games().items():
-        prefix = type_name(game_id)
+        prefix = game_prefix(game)
         union = schemas[prefix + "Action"]
         assert union["discriminator"]["propertyName"] == "type"
         assert set(union["discriminator"]["mapping"]) == {t.name for t in game.action_types}

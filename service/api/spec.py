@@ -8,6 +8,7 @@ every game's types (schemas/game_types.py).
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from apispec import APISpec, BasePlugin
@@ -83,6 +84,8 @@ PARAMETERS: dict[str, dict[str, Any]] = {
     },
 }
 
+log = logging.getLogger("referee")
+
 UNLIMITED_TAGS = frozenset({"ops"})
 """Operations of these tags are exempt from the rate limit (service.limits)."""
 
@@ -98,7 +101,14 @@ class ConventionsPlugin(BasePlugin):
     """Adds the API-wide headers and responses to every operation."""
 
     def init_spec(self, spec: APISpec) -> None:
-        for name, schema in all_game_components().items():
+        try:
+            components = all_game_components()
+        except OSError:
+            # The game data is missing: /readyz says so (503) and the games cannot be
+            # played; the document still lists the operations.
+            log.exception("the games' types cannot be documented: is the game data (seeds) installed?")
+            components = {}
+        for name, schema in components.items():
             spec.components.schema(name, schema)
         for name, header in HEADERS.items():
             spec.components.header(name, header)

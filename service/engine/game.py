@@ -288,14 +288,18 @@ class Game(abc.ABC):
                 | ({"choices": list(o.choices)} if o.choices else {})
                 for o in self.options
             ],
-            "options_schema": {
-                "type": "object",
-                "properties": {o.name: o.json_schema() for o in self.options},
-                "additionalProperties": False,
-            },
+            "options_schema": self.options_schema(),
             "action_types": [t.name for t in self.action_types],
             "action_schemas": {t.name: t.json_schema() for t in self.action_types},
             "by_players": [self.options_for(players) for players in range(self.min_players, self.max_players + 1)],
+        }
+
+    def options_schema(self) -> dict[str, Any]:
+        """The JSON schema of ``options`` at match creation."""
+        return {
+            "type": "object",
+            "properties": {o.name: o.json_schema() for o in self.options},
+            "additionalProperties": False,
         }
 
     def options_for(self, players: int) -> dict[str, Any]:
