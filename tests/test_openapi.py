@@ -124,3 +124,13 @@ def test_every_published_default_and_accepted_value_creates_a_match(client) -> N
                 for value in values:
                     one = client.post("/v1/matches", json={"game": game["id"], "players": players, "options": {name: value}})
                     assert one.status_code == 201, (game["id"], players, name, value)
+
+
+def test_every_error_response_has_an_example_problem_with_a_catalogued_code() -> None:
+    from jsonschema import Draft202012Validator
+
+    spec = orjson.loads(spec_bytes())
+    problem = Draft202012Validator({"$ref": "#/components/schemas/Problem", "components": spec["components"]})
+    for name, response in spec["components"]["responses"].items():
+        for media in response.get("content", {}).values():
+            problem.validate(media["example"])

@@ -73,9 +73,13 @@ class ProblemApi(Api):
                 response["headers"] = {
                     name: header_ref(name) for name in ("X-Request-ID", *_ERROR_HEADERS.get(status, ()))
                 }
+                response["example"] = _example_problem(status)
             prepare_response(response, self.spec, PROBLEM_JSON)
             self.spec.components.response(status.name, response, lazy=True)
-        response = {"description": "Default error response", "schema": self.ERROR_SCHEMA}
+        response = {
+            "description": "Default error response", "schema": self.ERROR_SCHEMA,
+            "example": _example_problem(http.HTTPStatus.INTERNAL_SERVER_ERROR),
+        }
         prepare_response(response, self.spec, PROBLEM_JSON)
         self.spec.components.response("DEFAULT_ERROR", response, lazy=True)
 
@@ -101,6 +105,26 @@ class ProblemApi(Api):
             detail = error.description or http.HTTPStatus(status).phrase
             body = _problem(status, _HTTP_CODES.get(status, "http_error"), detail)
         return problem_response(body, headers)
+
+
+_EXAMPLE_CODES = {
+    400: ("invalid_body", "The request does not match the schema; see errors."),
+    401: ("authentication_required", "This operation needs a seat token: 'Authorization: Bearer <token>'."),
+    403: ("not_your_turn", "Seat 0 owes no decision now; waiting for seat(s) 1."),
+    404: ("unknown_match", "No match 'K8Bf4ufXQNI4uuiUgk7R_A' (matches expire when idle)."),
+    409: ("stale_state_token", "The match has moved on: decide on the current state token."),
+    422: ("pile_rule", "A card goes higher on an ascending pile, lower on a descending one, or exactly 10 back."),
+    503: ("store_unavailable", "The match store cannot be reached; retry after Retry-After seconds."),
+}
+"""The code shown in the document's example of each error status."""
+
+
+def _example_problem(status: http.HTTPStatus) -> dict[str, Any]:
+    """A typical problem of this status, for the OpenAPI document."""
+    code, detail = _EXAMPLE_CODES.get(status, (_HTTP_CODES.get(status, "http_error"), status.description))
+    if status >= 500 and status != 503:
+        code = "internal_error"
+    return _problem(status, code, detail or status.phrase)
 
 
 def _log_server_error(error: HTTPException) -> None:
