@@ -50,9 +50,15 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             "components": {"securitySchemes": {"seatToken": {"type": "http", "scheme": "bearer"}}},
         },
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
-        REFEREE_STORE_KIND="redis" if settings.redis_url else "embedded",
+        REFEREE_STORE_KIND=settings.store_kind,
     )
-    store = open_store(settings.redis_url, settings.store_timeout_seconds)
+    store = open_store(
+        settings.store_kind,
+        redis_url=settings.redis_url,
+        db_path=settings.db_path,
+        timeout=settings.store_timeout_seconds,
+        check_redis_policy=settings.redis_policy_check,
+    )
     app.extensions["referee"] = Referee(
         store, StateTokens(settings.secret), SeatTokens(settings.secret), settings.match_ttl_seconds
     )

@@ -19,7 +19,7 @@ def spec_bytes() -> bytes:
     """The OpenAPI document the app serves, in its committed form (sorted, indented)."""
     from service import create_app
 
-    app = create_app({"REFEREE_SECRET": "spec", "REDIS_URL": "", "REFEREE_ACCESS_LOG": "0"})
+    app = create_app({"REFEREE_SECRET": "spec", "REDIS_URL": "", "REFEREE_STORE": "memory", "REFEREE_ACCESS_LOG": "0"})
     spec = app.test_client().get("/openapi.json").get_json()
     return orjson.dumps(spec, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
 
@@ -52,6 +52,19 @@ def serve_bind(host: str | None, port: int | None, env: dict[str, str]) -> str:
     return f"{host or '127.0.0.1'}:{8000 if port is None else port}"
 
 
+def describe_store() -> str:
+    """Where matches will live, for the start-up line: a user must see (and can change)
+    the file that holds them."""
+    if os.environ.get("REDIS_URL"):
+        return f"Redis at {os.environ['REDIS_URL']}"
+    if os.environ.get("REFEREE_STORE") == "memory":
+        return "matches in memory (lost when it stops; REFEREE_STORE=memory)"
+    from service.store import default_path
+
+    path = os.environ.get("REFEREE_DB_PATH") or default_path()
+    return f"matches in {path} (set REFEREE_DB_PATH to change)"
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from gunicorn.app.base import BaseApplication
 
@@ -71,8 +84,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
             return create_app()
 
-    store = f"Redis at {os.environ['REDIS_URL']}" if os.environ.get("REDIS_URL") else "the embedded store"
-    print(f"referee: serving on http://{gunicorn_conf.bind} with {store} (docs at /docs)", flush=True)
+    print(f"referee: serving on http://{gunicorn_conf.bind} with {describe_store()} (docs at /docs)", flush=True)
     Server().run()
     return 0
 
@@ -86,10 +98,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="referee", description="The game-referee service.")
     sub = parser.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="serve the API (embedded store unless REDIS_URL is set)")
+    serve = sub.add_parser("serve", help="serve the API (a SQLite file unless REDIS_URL is set)")
     serve.add_argument("--host", help="address to listen on (default: REFEREE_BIND, else 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port to listen on (default: REFEREE_BIND, else 8000)")
-    serve.add_argument("--workers", type=int, default=0, help="worker processes with Redis (default 2)")
+    serve.add_argument("--workers", type=int, default=0, help="worker processes (default 2; 1 with REFEREE_STORE=memory)")
     serve.set_defaults(run=cmd_serve)
     spec = sub.add_parser("openapi", help="write or check the committed OpenAPI document")
     mode = spec.add_mutually_exclusive_group(required=True)

@@ -13,6 +13,7 @@ import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from limits import parse_many
 
@@ -78,11 +79,25 @@ def _replay_key(env: Mapping[str, str]) -> str | None:
     return text or None
 
 
+def _store_kind(env: Mapping[str, str]) -> str:
+    """``redis`` when ``REDIS_URL`` is set, else ``REFEREE_STORE``: ``file`` (the default)
+    or ``memory``."""
+    if env.get("REDIS_URL"):
+        return "redis"
+    kind = env.get("REFEREE_STORE", "").strip() or "file"
+    if kind not in ("file", "memory"):
+        raise ConfigError(f"REFEREE_STORE={kind!r} is not a store: use 'file' (the default) or 'memory'.")
+    return kind
+
+
 @dataclass(frozen=True)
 class Settings:
     """What the service can be told from outside (see README, "Configuration")."""
 
     redis_url: str | None
+    store_kind: str
+    db_path: Path | None
+    redis_policy_check: bool
     secret: bytes
     match_ttl_seconds: int
     max_body_bytes: int
@@ -117,6 +132,9 @@ class Settings:
             secret = secrets.token_hex(32)
         return cls(
             redis_url=redis_url,
+            store_kind=_store_kind(env),
+            db_path=Path(env["REFEREE_DB_PATH"]) if env.get("REFEREE_DB_PATH", "").strip() else None,
+            redis_policy_check=_bool(env, "REFEREE_REDIS_POLICY_CHECK", True),
             secret=secret.encode(),
             match_ttl_seconds=_int(env, "REFEREE_MATCH_TTL", 7 * 24 * 3600, minimum=1),
             max_body_bytes=_int(env, "REFEREE_MAX_BODY_BYTES", 64 * 1024, minimum=1),
@@ -139,14 +157,14 @@ class ServerSettings:
     def from_env(cls, env: Mapping[str, str] | None = None) -> ServerSettings:
         """``REFEREE_BIND``, ``WEB_CONCURRENCY`` and ``REFEREE_WORKER_CONNECTIONS``.
 
-        The embedded in-memory store lives in one process, so it gets one worker whatever
-        ``WEB_CONCURRENCY`` says.
+        The in-memory store (``REFEREE_STORE=memory``) lives in one process, so it gets one
+        worker whatever ``WEB_CONCURRENCY`` says; Redis and the SQLite file are shared.
         """
         env = os.environ if env is None else env
         bind = env.get("REFEREE_BIND", "").strip() or "0.0.0.0:8000"
         workers = _int(env, "WEB_CONCURRENCY", 2, minimum=1)
         return cls(
             bind=bind,
-            workers=workers if env.get("REDIS_URL") else 1,
+            workers=1 if _store_kind(env) == "memory" else workers,
             worker_connections=_int(env, "REFEREE_WORKER_CONNECTIONS", 1000, minimum=1),
         )

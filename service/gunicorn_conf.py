@@ -6,7 +6,9 @@ bad variable stops the start here, with its name, instead of failing in every wo
 
 Workers are gevent workers: each one serves up to ``REFEREE_WORKER_CONNECTIONS`` connections
 at once, so slow clients (or, next, long-lived event streams) hold a cheap greenlet each
-instead of a whole worker; docs/architecture.md says why and what it costs.
+instead of a whole worker; docs/architecture.md says why and what it costs. Worker processes
+share matches through Redis or the SQLite file store; only the in-memory store (tests) gets
+one worker, since each process would hold its own matches.
 """
 
 from __future__ import annotations

@@ -5,6 +5,11 @@ options, the engine state, the position of the random stream, the hashes of the 
 and, per seat, the version since which it has owed its pending decision (for simultaneous
 decisions; see :meth:`Match.accepts_token_version`). The version itself lives beside the
 record in the store, where the compare-and-set guards it.
+
+Each committed move is one :class:`Move` in the match's log. It names the seat, the version of
+the state token the move was decided on and the action, which together identify the request:
+a client that retries a move whose answer it never got is recognised from the log and gets
+the same answer again (:func:`replay` rebuilds the state of any version from the seed).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from service.engine import Game, Outcome
+from service.engine import Game, Outcome, Rng
 
 
 def now_iso() -> str:
@@ -97,6 +102,72 @@ class Match:
         }
         self.version = new_version
         self.updated_at = now_iso()
+
+
+def canonical_action(action: dict[str, Any]) -> bytes:
+    """The action's JSON with sorted keys: equal for equal actions, and unlike ``==`` it
+    tells ``1`` from ``1.0`` and ``true``."""
+    return orjson.dumps(action, option=orjson.OPT_SORT_KEYS)
+
+
+@dataclass(frozen=True)
+class Move:
+    """One committed move, as the log keeps it: the move that produced ``version``."""
+
+    version: int
+    seat: int
+    token_version: int | None
+    action: dict[str, Any]
+    events: list[dict[str, Any]]
+    at: str
+
+    def encode(self) -> bytes:
+        return orjson.dumps(
+            {
+                "version": self.version,
+                "seat": self.seat,
+                "token": self.token_version,
+                "action": self.action,
+                "events": self.events,
+                "at": self.at,
+            }
+        )
+
+    @classmethod
+    def decode(cls, raw: bytes) -> Move:
+        data = orjson.loads(raw)
+        return cls(
+            version=data["version"],
+            seat=data["seat"],
+            token_version=data.get("token"),
+            action=data["action"],
+            events=data["events"],
+            at=data["at"],
+        )
+
+    def is_request(self, seat: int | None, token_version: int, action: dict[str, Any]) -> bool:
+        """Whether this move is what ``seat`` asked for with a state token of
+        ``token_version`` and ``action``. A seat's token is accepted for at most one of its
+        moves, so at most one entry of a log answers a given request."""
+        return (
+            self.seat == seat
+            and self.token_version == token_version
+            and canonical_action(self.action) == canonical_action(action)
+        )
+
+
+def replay(game: Game, match: Match, moves: list[Move]) -> dict[str, Any]:
+    """The state after ``moves`` (the log from its start), recomputed from the seed.
+
+    Engines are deterministic and each move starts the random stream where the previous one
+    stored it (:meth:`Rng.position`), exactly as the referee did when it applied them.
+    """
+    rng = Rng(match.seed)
+    state = game.setup(match.players, match.options, rng)
+    for move in moves:
+        rng = Rng(match.seed, rng.position())
+        state, _ = game.apply(state, move.seat, move.action, rng)
+    return state
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ compare-and-set. It holds nothing between requests: any process can serve any re
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 from dataclasses import dataclass
 from typing import Any
@@ -16,12 +17,14 @@ import orjson
 
 from service.engine import EngineError, Game, IllegalAction, InvalidOptions, NotYourTurn, Rng
 from service.engine.registry import games, get_game
-from service.match import Match, Snapshot, seed_commitment
+from service.match import Match, Move, Snapshot, replay, seed_commitment
 from service.problems import BadRequest, Conflict, Forbidden, NotFound, Unauthorized, Unavailable, Unprocessable
-from service.store import MatchStore, StoreUnavailable
+from service.store import MatchDamaged, MatchStore, StoreUnavailable
 from service.tokens import SeatTokens, StateTokens, hash_seat_token, is_match_id, new_match_id, seat_of
 
 _COMMIT_ATTEMPTS = 4
+
+log = logging.getLogger("referee")
 
 
 @dataclass(frozen=True)
@@ -92,13 +95,14 @@ class Referee:
             raise NotFound("unknown_game", f"No game {game_id!r}; known: {', '.join(games())}.")
         return game
 
-    def load(self, match_id: str, idempotency_key: str | None = None) -> tuple[Match, bytes | None]:
+    def load(self, match_id: str, idempotency_key: str | None = None) -> tuple[Match, int | None]:
+        """The match, and the version ``idempotency_key`` produced if it was used."""
         if not is_match_id(match_id):
             raise NotFound("unknown_match", f"No match {match_id!r}.")
         loaded = self._store(lambda: self.store.load(match_id, idempotency_key))
         if loaded is None:
             raise NotFound("unknown_match", f"No match {match_id!r} (it may have expired).")
-        return Match.decode(loaded.version, loaded.record), loaded.replay
+        return Match.decode(loaded.version, loaded.record), loaded.idempotent_version
 
     def caller(self, match: Match, bearer: str | None) -> Caller:
         """The seat a bearer token belongs to; no token is a spectator."""
@@ -164,11 +168,14 @@ class Referee:
         raw = self._store(lambda: self.store.history(match_id, cursor, cursor + limit))
         entries = []
         for item in raw:
-            entry = orjson.loads(item)
-            if not revealed:
-                entry["action"] = game.redact_action(entry["action"], entry["seat"], caller.seat)
-                entry["events"] = game.visible_events(entry["events"], caller.seat)
-            entries.append(entry)
+            move = Move.decode(item)
+            entries.append({
+                "version": move.version,
+                "seat": move.seat,
+                "action": move.action if revealed else game.redact_action(move.action, move.seat, caller.seat),
+                "events": move.events if revealed else game.visible_events(move.events, caller.seat),
+                "at": move.at,
+            })
         end = cursor + len(entries)
         return {
             "match_id": match_id,
@@ -205,26 +212,28 @@ class Referee:
     ) -> ActionResult:
         """Apply ``action`` for the bearer's seat and commit it.
 
-        A retry with the same ``idempotency_key`` (same seat, same body) gets the first
-        answer again; a race between submissions of one token lets exactly one win.
+        A request that was already applied gets its first answer again, whether the client
+        sends an ``Idempotency-Key`` or simply retries the same body after a 503 or a lost
+        connection: the log entry of the move names its seat, state-token version and
+        action. A race between submissions of one token lets exactly one win.
         """
         self._require_bearer(bearer)
         token = self._verify_token(match_id, state_token)
-        fingerprint = hashlib.sha256(orjson.dumps([state_token, action], option=orjson.OPT_SORT_KEYS)).hexdigest()
         # Scoped by the bearer, so one seat's key never replays another seat's answer.
         idem = (
-            hashlib.sha256(f"{bearer}\n{idempotency_key}".encode()).hexdigest()[:40]
+            hashlib.sha256(f"{bearer}\n{idempotency_key}".encode()).hexdigest()[:32]
             if idempotency_key is not None
             else None
         )
         for _ in range(_COMMIT_ATTEMPTS):
-            match, replay = self.load(match_id, idem)
+            match, produced = self.load(match_id, idem)
             caller = self._seat_required(match, bearer)
-            if replay is not None:
-                return self._replay(replay, fingerprint, match.game_id)
             game = self.game(match.game_id)
+            if produced is not None:
+                return self._answer_keyed_again(match, game, caller, token.version, action, produced)
             before = game.to_act(match.state)
-            self._check_token_version(match, token.version, caller, before)
+            if not match.accepts_token_version(token.version, caller.seat, before):
+                return self._answer_again_or_stale(match, game, caller, token.version, action)
             rng = Rng(match.seed, match.rng)
             try:
                 state, events = game.apply(match.state, caller.seat, action, rng)
@@ -236,30 +245,18 @@ class Referee:
             snapshot = Snapshot.of(game, state)
             match.state, match.rng = state, rng.position()
             match.advance(caller.seat, before, snapshot.to_act)
-            body = {
-                "match_id": match.match_id,
-                "state_token": self.tokens.mint(match.match_id, match.version),
-                "version": match.version,
-                "seat": caller.seat,
-                "events": game.visible_events(events, caller.seat),
-                "view": game.view(state, caller.seat),
-                "legal_actions": game.legal_actions(state, caller.seat),
-                "to_act": snapshot.to_act,
-                "status": snapshot.status,
-                "outcome": snapshot.outcome,
-            }
-            log_entry = orjson.dumps(
-                {"version": match.version, "seat": caller.seat, "action": action, "events": events, "at": match.updated_at}
-            )
-            kept = (idem, orjson.dumps({"fingerprint": fingerprint, "body": body})) if idem else None
+            move = Move(match.version, caller.seat, token.version, action, events, match.updated_at)
             result = self._store(
-                lambda: self.store.commit(match_id, expected, match.encode(), log_entry, self.match_ttl, kept)
+                lambda: self.store.commit(match_id, expected, match.encode(), move.encode(), self.match_ttl, idem)
             )
             if result.committed:
-                return ActionResult(body, match.game_id)
+                return ActionResult(self._action_answer(match, game, move, state, snapshot), match.game_id)
             if result.version < 0:
                 raise NotFound("unknown_match", f"No match {match_id!r} (it may have expired).")
-        raise self._stale(match_id, result.version)
+        # The last compare-and-set lost: maybe to this very request, retried by the store
+        # client after a dropped reply.
+        match, _ = self.load(match_id)
+        return self._answer_again_or_stale(match, self.game(match.game_id), caller, token.version, action)
 
     def validate(self, match_id: str, bearer: str | None, state_token: str, action: dict[str, Any]) -> dict[str, Any]:
         """Whether ``action`` would be accepted now, with the reason if not; changes nothing."""
@@ -321,19 +318,74 @@ class Referee:
         extra = {"rule": exc.rule} if exc.rule else {}
         return Unprocessable(exc.code, exc.message, **extra)
 
-    @staticmethod
-    def _replay(kept: bytes, fingerprint: str, game_id: str) -> ActionResult:
-        stored = orjson.loads(kept)
-        if stored["fingerprint"] != fingerprint:
+    def _action_answer(
+        self, match: Match, game: Game, move: Move, state: dict[str, Any], snapshot: Snapshot | None = None
+    ) -> dict[str, Any]:
+        """The answer to ``move``, from the state it produced, as its seat sees it."""
+        snapshot = snapshot or Snapshot.of(game, state)
+        return {
+            "match_id": match.match_id,
+            "state_token": self.tokens.mint(match.match_id, move.version),
+            "version": move.version,
+            "seat": move.seat,
+            "events": game.visible_events(move.events, move.seat),
+            "view": game.view(state, move.seat),
+            "legal_actions": game.legal_actions(state, move.seat),
+            "to_act": snapshot.to_act,
+            "status": snapshot.status,
+            "outcome": snapshot.outcome,
+        }
+
+    def _answer_again(self, match: Match, game: Game, move: Move) -> ActionResult:
+        """The first answer to an applied ``move``, rebuilt: from the current state when it
+        is the latest move (a retry right after), else by replaying the log up to it."""
+        if move.version == match.version:
+            state = match.state
+        else:
+            earlier = self._store(lambda: self.store.history(match.match_id, 0, move.version))
+            state = replay(game, match, [Move.decode(raw) for raw in earlier])
+        return ActionResult(self._action_answer(match, game, move, state), match.game_id, replayed=True)
+
+    def _answer_again_or_stale(
+        self, match: Match, game: Game, caller: Caller, token_version: int, action: dict[str, Any]
+    ) -> ActionResult:
+        """The first answer if this request was already applied, else a 409.
+
+        The move a token of version ``t`` made is at version ``t + 1`` or later (later when
+        other seats' simultaneous decisions came first), so the log is searched from there.
+        """
+        if 0 <= token_version < match.version:
+            entries = self._store(lambda: self.store.history(match.match_id, token_version, match.version))
+            for raw in entries:
+                move = Move.decode(raw)
+                if move.is_request(caller.seat, token_version, action):
+                    return self._answer_again(match, game, move)
+        raise self._stale(match.match_id, match.version)
+
+    def _answer_keyed_again(
+        self, match: Match, game: Game, caller: Caller, token_version: int, action: dict[str, Any], produced: int
+    ) -> ActionResult:
+        """The first answer to the move an ``Idempotency-Key`` produced, if this request is
+        the same one; reusing a key for another request is a 422."""
+        raw = self._store(lambda: self.store.history(match.match_id, produced - 1, produced))
+        move = Move.decode(raw[0]) if raw else None
+        if move is None or not move.is_request(caller.seat, token_version, action):
             raise Unprocessable(
                 "idempotency_key_reused",
                 "This Idempotency-Key was already used with a different request body.",
             )
-        return ActionResult(stored["body"], game_id, replayed=True)
+        return self._answer_again(match, game, move)
 
     @staticmethod
     def _store(call: Any) -> Any:
         try:
             return call()
         except StoreUnavailable as exc:
-            raise Unavailable("store_unavailable", "The match store cannot be reached; retry shortly.") from exc
+            raise Unavailable("store_unavailable", "The match store cannot take this now; retry shortly.") from exc
+        except MatchDamaged as exc:
+            log.error("refusing a damaged match: %s", exc)
+            raise NotFound(
+                "match_damaged",
+                "The store lost part of this match (its log does not match its version); "
+                "it cannot be served or continued.",
+            ) from exc

@@ -1,4 +1,9 @@
-"""Shared fixtures: the two stores, apps over each, and hypothesis profiles.
+"""Shared fixtures: the stores, apps over each, and hypothesis profiles.
+
+``store_kind`` is ``embedded`` (the SQLite file store, the default of ``referee serve``, in a
+temporary folder) or ``redis``; store-level tests also run on ``memory`` and ``file``. Every
+process started by a test without its own ``REFEREE_DB_PATH`` writes into this session's
+temporary folder, never into the user's data folder.
 
 Redis tests use database 15 of ``REFEREE_TEST_REDIS_URL`` (default
 ``redis://127.0.0.1:6379/15``). Without a reachable Redis they are skipped, unless
@@ -14,7 +19,7 @@ import pytest
 import redis
 from hypothesis import HealthCheck, settings
 
-from service.store import MemoryStore, RedisStore
+from service.store import FileStore, MatchStore, MemoryStore, RedisStore
 
 settings.register_profile("default", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
@@ -39,23 +44,42 @@ def redis_url() -> str:
     return REDIS_URL
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _session_db_path(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Servers and apps built without a database path write into a temporary folder."""
+    previous = os.environ.get("REFEREE_DB_PATH")
+    os.environ["REFEREE_DB_PATH"] = str(tmp_path_factory.mktemp("referee-db") / "matches.sqlite3")
+    yield
+    if previous is None:
+        os.environ.pop("REFEREE_DB_PATH", None)
+    else:
+        os.environ["REFEREE_DB_PATH"] = previous
+
+
 @pytest.fixture(params=["embedded", "redis"])
 def store_kind(request: pytest.FixtureRequest) -> str:
     return request.param
 
 
 @pytest.fixture
-def store(store_kind: str, request: pytest.FixtureRequest) -> Iterator[MemoryStore | RedisStore]:
-    if store_kind == "embedded":
+def store(store_kind: str, request: pytest.FixtureRequest, tmp_path) -> Iterator[MatchStore]:
+    if store_kind == "memory":
         yield MemoryStore()
+    elif store_kind in ("file", "embedded"):
+        file_store = FileStore(tmp_path / "matches.sqlite3")
+        yield file_store
+        file_store.close()
     else:
         yield RedisStore.from_url(request.getfixturevalue("redis_url"))
 
 
 @pytest.fixture
-def app_config(store_kind: str, request: pytest.FixtureRequest) -> dict[str, str]:
+def app_config(store_kind: str, request: pytest.FixtureRequest, tmp_path) -> dict[str, str]:
     url = request.getfixturevalue("redis_url") if store_kind == "redis" else ""
-    return {"REDIS_URL": url, "REFEREE_SECRET": "test-secret", "REFEREE_RATE_LIMIT": "", "REFEREE_ACCESS_LOG": "0"}
+    return {
+        "REDIS_URL": url, "REFEREE_STORE": "file", "REFEREE_DB_PATH": str(tmp_path / "matches.sqlite3"),
+        "REFEREE_SECRET": "test-secret", "REFEREE_RATE_LIMIT": "", "REFEREE_ACCESS_LOG": "0",
+    }
 
 
 @pytest.fixture

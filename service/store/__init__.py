@@ -1,21 +1,60 @@
-"""Match storage: Redis when configured, an embedded in-process store otherwise."""
+"""Match storage: Redis when configured, else a SQLite file (or memory, for tests)."""
 
-from service.store.base import CommitResult, Loaded, MatchStore, StoreUnavailable
+from __future__ import annotations
+
+from pathlib import Path
+
+from service.store.base import (
+    CommitResult,
+    Loaded,
+    MatchDamaged,
+    MatchStore,
+    StoreMisconfigured,
+    StoreUnavailable,
+)
+from service.store.file import FileStore, default_path
 from service.store.memory import MemoryStore
 from service.store.redis_store import RedisStore
 
+#: The values of ``REFEREE_STORE`` when ``REDIS_URL`` is not set.
+EMBEDDED_KINDS = ("file", "memory")
 
-def open_store(redis_url: str | None, timeout: float = 2.0) -> MatchStore:
-    """The store the settings ask for: Redis at ``redis_url``, or the embedded one."""
-    return RedisStore.from_url(redis_url, timeout) if redis_url else MemoryStore()
+
+def open_store(
+    kind: str,
+    *,
+    redis_url: str | None = None,
+    db_path: Path | None = None,
+    timeout: float = 2.0,
+    check_redis_policy: bool = True,
+) -> MatchStore:
+    """The store the settings ask for: ``redis`` at ``redis_url`` (refusing an evicting
+    Redis unless told not to check), ``file`` at ``db_path``, or ``memory``."""
+    if kind == "redis":
+        if not redis_url:
+            raise ValueError("the redis store needs a URL")
+        store = RedisStore.from_url(redis_url, timeout)
+        if check_redis_policy:
+            store.check_eviction_policy()
+        return store
+    if kind == "file":
+        return FileStore(db_path or default_path())
+    if kind == "memory":
+        return MemoryStore()
+    raise ValueError(f"unknown store kind {kind!r}")
 
 
 __all__ = [
+    "EMBEDDED_KINDS",
     "CommitResult",
+    "FileStore",
     "Loaded",
+    "MatchDamaged",
     "MatchStore",
     "MemoryStore",
     "RedisStore",
+    "StoreMisconfigured",
     "StoreUnavailable",
+    "default_path",
     "open_store",
 ]

@@ -1,9 +1,10 @@
-"""The embedded store: the same semantics as Redis in one process, for ``referee serve``
-on a machine without Redis.
+"""The in-memory store: the same semantics as Redis in one process, for tests
+(``REFEREE_STORE=memory``).
 
 A dict behind one lock: each operation is atomic, as each Lua script is in Redis. It holds
-one copy per process, so the embedded mode runs one worker process (threads are fine).
-Expiry is checked lazily on access with a monotonic clock.
+one copy per process and loses everything when the process ends: the embedded default of
+``referee serve`` is the SQLite file store (:mod:`service.store.file`). Expiry is checked
+lazily on access with a monotonic clock.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ class _Match:
     record: bytes
     expires_at: float
     log: list[bytes] = field(default_factory=list)
-    idempotency: dict[str, bytes] = field(default_factory=dict)
+    idempotency: dict[str, int] = field(default_factory=dict)
 
 
 class MemoryStore:
@@ -52,8 +53,8 @@ class MemoryStore:
             match = self._live(match_id)
             if match is None:
                 return None
-            replay = match.idempotency.get(idempotency_key) if idempotency_key else None
-            return Loaded(match.version, match.record, replay)
+            produced = match.idempotency.get(idempotency_key) if idempotency_key else None
+            return Loaded(match.version, match.record, produced)
 
     def commit(
         self,
@@ -62,7 +63,7 @@ class MemoryStore:
         record: bytes,
         log_entry: bytes,
         ttl: int,
-        idempotency: tuple[str, bytes] | None = None,
+        idempotency_key: str | None = None,
     ) -> CommitResult:
         with self._lock:
             match = self._live(match_id)
@@ -74,9 +75,8 @@ class MemoryStore:
             match.record = record
             match.log.append(log_entry)
             match.expires_at = self._clock() + ttl
-            if idempotency:
-                key, answer = idempotency
-                match.idempotency[key] = answer
+            if idempotency_key:
+                match.idempotency[idempotency_key] = match.version
             return CommitResult(True, match.version)
 
     def history(self, match_id: str, start: int, stop: int) -> list[bytes]:

@@ -168,7 +168,7 @@ def test_history_pages_and_metrics_count_moves(client) -> None:
 def test_health_readiness_and_request_ids(client, store_kind: str) -> None:
     assert client.get("/healthz").get_json() == {"status": "ok"}
     ready = client.get("/readyz").get_json()
-    assert ready == {"status": "ok", "store": "redis" if store_kind == "redis" else "embedded", "games": "ok"}
+    assert ready == {"status": "ok", "store": "redis" if store_kind == "redis" else "file", "games": "ok"}
     echoed = client.get("/healthz", headers={"X-Request-ID": "req-42"})
     assert echoed.headers["X-Request-ID"] == "req-42"
     assert len(client.get("/healthz").headers["X-Request-ID"]) == 32

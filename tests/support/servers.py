@@ -57,8 +57,11 @@ class Server:
 
 @contextmanager
 def running(command: list[str], env: dict[str, str], port: int, cwd: Path | None = None) -> Iterator[Server]:
-    """Start ``command`` with exactly ``env``, wait until ``/healthz`` answers, stop it after."""
+    """Start ``command`` with exactly ``env``, wait until ``/healthz`` answers, stop it after.
+    A server on the SQLite file store keeps its matches in the scratch folder (its default
+    path is under ``XDG_DATA_HOME``), never in the user's data folder."""
     with tempfile.TemporaryDirectory(prefix="referee-test-") as scratch:
+        env = {"XDG_DATA_HOME": scratch, **env}
         stderr_path = Path(scratch) / "stderr"
         with stderr_path.open("wb") as stderr:
             process = subprocess.Popen(

@@ -1,0 +1,90 @@
+"""What the SQLite file store adds to the common store suite (tests/test_store.py): matches
+outlive the process, expired ones are deleted, several processes share one file, and a
+file it cannot write is a 503, not a 500."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from service.store import FileStore, StoreUnavailable
+
+
+def test_matches_outlive_the_store_object(tmp_path: Path) -> None:
+    path = tmp_path / "m.sqlite3"
+    first = FileStore(path)
+    first.create("durable-1", b"v0", 60)
+    first.commit("durable-1", 0, b"v1", b"e1", 60, "key-1")
+    first.close()
+    again = FileStore(path)
+    loaded = again.load("durable-1", "key-1")
+    assert (loaded.version, loaded.record, loaded.idempotent_version) == (1, b"v1", 1)
+    assert again.history("durable-1", 0, 10) == [b"e1"]
+
+
+def test_the_file_is_in_wal_mode_and_syncs_every_commit(tmp_path: Path) -> None:
+    store = FileStore(tmp_path / "m.sqlite3")
+    store.create("wal-1", b"v0", 60)
+    raw = sqlite3.connect(tmp_path / "m.sqlite3")
+    assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert store._connect().execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+
+
+def test_expired_matches_are_deleted_from_the_file(tmp_path: Path) -> None:
+    now = [1000.0]
+    path = tmp_path / "m.sqlite3"
+    store = FileStore(path, clock=lambda: now[0], sweep_interval=10)
+    for i in range(3):
+        store.create(f"old-{i}", b"v0", 60)
+        store.commit(f"old-{i}", 0, b"v1", b"e", 60, "k")
+    now[0] += 61
+    store.create("new-1", b"v0", 60)
+    raw = sqlite3.connect(path)
+    assert [r[0] for r in raw.execute("SELECT id FROM matches")] == ["new-1"]
+    assert raw.execute("SELECT count(*) FROM moves").fetchone()[0] == 0
+    assert raw.execute("SELECT count(*) FROM idempotency").fetchone()[0] == 0
+
+
+def _commit_until(path: str, attempts: int, wins: multiprocessing.Queue) -> None:
+    store = FileStore(path)
+    won = 0
+    for _ in range(attempts):
+        version = store.load("shared-1").version
+        won += store.commit("shared-1", version, f"v{version + 1}".encode(), f"e{version + 1}".encode(), 60).committed
+    wins.put(won)
+
+
+def test_worker_processes_share_one_file_with_one_winner_per_version(tmp_path: Path) -> None:
+    path = str(tmp_path / "m.sqlite3")
+    FileStore(path).create("shared-1", b"v0", 60)
+    context = multiprocessing.get_context("fork")
+    wins: multiprocessing.Queue = context.Queue()
+    processes = [context.Process(target=_commit_until, args=(path, 60, wins)) for _ in range(3)]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(60)
+        assert process.exitcode == 0
+    total = sum(wins.get(timeout=5) for _ in processes)
+    store = FileStore(path)
+    assert store.load("shared-1").version == total
+    assert store.history("shared-1", 0, total + 5) == [f"e{i}".encode() for i in range(1, total + 1)]
+
+
+def test_a_file_locked_for_too_long_is_unavailable(tmp_path: Path) -> None:
+    path = tmp_path / "m.sqlite3"
+    store = FileStore(path, busy_timeout_ms=50)
+    store.create("locked-1", b"v0", 60)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(StoreUnavailable):
+            store.commit("locked-1", 0, b"v1", b"e", 60)
+        with pytest.raises(StoreUnavailable):
+            store.ping()
+    finally:
+        holder.execute("ROLLBACK")
+    assert store.commit("locked-1", 0, b"v1", b"e", 60).committed, "nothing was left half-open"
