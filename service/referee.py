@@ -24,6 +24,9 @@ from service.tokens import SeatTokens, StateTokens, hash_seat_token, is_match_id
 
 _COMMIT_ATTEMPTS = 4
 
+#: Log entries read per round trip while looking for a retried move.
+_RETRY_SEARCH_PAGE = 32
+
 log = logging.getLogger("referee")
 
 
@@ -351,15 +354,24 @@ class Referee:
     ) -> ActionResult:
         """The first answer if this request was already applied, else a 409.
 
-        The move a token of version ``t`` made is at version ``t + 1`` or later (later when
-        other seats' simultaneous decisions came first), so the log is searched from there.
+        A seat's token of version ``t`` can only have made the seat's first move after ``t``
+        (at ``t + 1``, or later when other seats' simultaneous decisions came first: its own
+        move closes the decision the token was accepted for). So the log is read from ``t``
+        a page at a time and the search stops at the seat's first move there.
         """
-        if 0 <= token_version < match.version:
-            entries = self._store(lambda: self.store.history(match.match_id, token_version, match.version))
-            for raw in entries:
+        start = max(token_version, 0)
+        while start < match.version:
+            stop = min(start + _RETRY_SEARCH_PAGE, match.version)
+            page = self._store(lambda: self.store.history(match.match_id, start, stop))
+            for raw in page:
                 move = Move.decode(raw)
-                if move.is_request(caller.seat, token_version, action):
-                    return self._answer_again(match, game, move)
+                if move.seat == caller.seat:
+                    if move.is_request(caller.seat, token_version, action):
+                        return self._answer_again(match, game, move)
+                    raise self._stale(match.match_id, match.version)
+            if len(page) < stop - start:
+                break
+            start = stop
         raise self._stale(match.match_id, match.version)
 
     def _answer_keyed_again(

@@ -18,6 +18,8 @@ BAD_VALUES = [
     ("REFEREE_STORE_TIMEOUT", "inf"),
     ("REFEREE_ACCESS_LOG", "maybe"),
     ("REFEREE_RATE_LIMIT", "lots"),
+    ("REFEREE_STORE", "redis"),
+    ("REFEREE_REDIS_POLICY_CHECK", "skip"),
 ]
 
 
@@ -54,8 +56,9 @@ def test_redis_without_a_shared_secret_is_refused() -> None:
     assert len(embedded.secret) == 64 and embedded.redis_url is None
 
 
-def test_the_embedded_store_runs_one_worker_process() -> None:
-    assert ServerSettings.from_env({"WEB_CONCURRENCY": "4"}).workers == 1
+def test_only_the_in_memory_store_runs_one_worker_process() -> None:
+    assert ServerSettings.from_env({"WEB_CONCURRENCY": "4", "REFEREE_STORE": "memory"}).workers == 1
+    assert ServerSettings.from_env({"WEB_CONCURRENCY": "4"}).workers == 4, "the SQLite file is shared"
     assert ServerSettings.from_env({"WEB_CONCURRENCY": "4", "REDIS_URL": "redis://x"}).workers == 4
     assert ServerSettings.from_env({}).bind == "0.0.0.0:8000"
 

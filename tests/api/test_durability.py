@@ -4,6 +4,7 @@ share it, and ``kill -9`` of the whole server loses no acknowledged move."""
 from __future__ import annotations
 
 import random
+from http.client import HTTPException
 import threading
 import time
 from dataclasses import dataclass, field
@@ -48,7 +49,7 @@ class Player(threading.Thread):
         try:
             while True:
                 self.play(Played(MatchClient.create(self.client, "the-game", 2)))
-        except (OSError, AssertionError):
+        except (OSError, HTTPException, AssertionError):
             return  # the server was killed
 
     def play(self, played: Played) -> None:

@@ -176,3 +176,29 @@ def test_an_idempotency_key_reused_for_another_request_is_a_422(client) -> None:
     reused = match.act(0, now["state_token"], now["actions"][0], **{"Idempotency-Key": "k"})
     assert reused.status_code == 422
     assert reused.get_json()["code"] == "idempotency_key_reused"
+
+
+@pytest.mark.parametrize("store_kind", ["redis"])
+def test_kept_idempotency_keys_are_small_beside_the_log(client, redis_url: str) -> None:
+    """Keyed moves keep key -> version, not their answers: on Redis the match's idempotency
+    keys take a fraction of its log (they took 5-30 times the log when whole answers were
+    kept), and they expire with the match."""
+    import redis as redis_py
+
+    match = MatchClient.create(client, "the-game", 1, seed="a7" * 32)
+    for i in range(30):
+        legal = match.legal(0)
+        if not legal["actions"]:
+            break
+        response = match.act(0, legal["state_token"], legal["actions"][0], **{"Idempotency-Key": f"move-{i}"})
+        assert response.status_code == 200
+        if response.get_json()["status"] != "active":
+            break
+    raw = redis_py.Redis.from_url(redis_url)
+    match_id = match.created["match_id"]
+    keys = [k.decode() for k in raw.scan_iter(f"m:{{{match_id}}}*")]
+    log_key = f"m:{{{match_id}}}:log"
+    idempotency = sum(raw.memory_usage(k, samples=0) for k in keys if k not in (log_key, f"m:{{{match_id}}}"))
+    assert idempotency < raw.memory_usage(log_key, samples=0) / 2
+    match_ttl = raw.ttl(f"m:{{{match_id}}}")
+    assert all(abs(raw.ttl(k) - match_ttl) <= 1 for k in keys)
