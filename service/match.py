@@ -9,7 +9,7 @@ record in the store, where the compare-and-set guards it.
 Each committed move is one :class:`Move` in the match's log. It names the seat, the version of
 the state token the move was decided on and the action, which together identify the request:
 a client that retries a move whose answer it never got is recognised from the log and gets
-the same answer again (:func:`replay` rebuilds the state of any version from the seed).
+the same answer again (:func:`state_after` rebuilds the state of any version from the seed).
 """
 
 from __future__ import annotations
@@ -156,7 +156,7 @@ class Move:
         )
 
 
-def replay(game: Game, match: Match, moves: list[Move]) -> dict[str, Any]:
+def state_after(game: Game, match: Match, moves: list[Move]) -> dict[str, Any]:
     """The state after ``moves`` (the log from its start), recomputed from the seed.
 
     Engines are deterministic and each move starts the random stream where the previous one

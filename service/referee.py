@@ -17,7 +17,7 @@ import orjson
 
 from service.engine import EngineError, Game, IllegalAction, InvalidOptions, NotYourTurn, Rng
 from service.engine.registry import games, get_game
-from service.match import Match, Move, Snapshot, replay, seed_commitment
+from service.match import Match, Move, Snapshot, seed_commitment, state_after
 from service.problems import BadRequest, Conflict, Forbidden, NotFound, Unauthorized, Unavailable, Unprocessable
 from service.store import MatchDamaged, MatchStore, StoreUnavailable
 from service.tokens import SeatTokens, StateTokens, hash_seat_token, is_match_id, new_match_id, seat_of
@@ -346,7 +346,7 @@ class Referee:
             state = match.state
         else:
             earlier = self._store(lambda: self.store.history(match.match_id, 0, move.version))
-            state = replay(game, match, [Move.decode(raw) for raw in earlier])
+            state = state_after(game, match, [Move.decode(raw) for raw in earlier])
         return ActionResult(self._action_answer(match, game, move, state), match.game_id, replayed=True)
 
     def _answer_again_or_stale(
