@@ -6,6 +6,7 @@ import hashlib
 import logging
 import random
 import threading
+from typing import Any
 
 import orjson
 import pytest
@@ -123,28 +124,38 @@ def assert_log_replays(client, match: MatchClient, final: dict) -> None:
 
 
 def test_sixteen_threads_racing_one_token_let_exactly_one_win(app) -> None:
+    """One move is applied; a thread that sent the very same request as the winner gets the
+    winner's answer again (it cannot tell its request from a retry), every other one a 409."""
     match = MatchClient.create(app.test_client(), "the-game", 2)
     seat = match.created["to_act"][0]
     legal = match.legal(seat)
     barrier = threading.Barrier(16)
-    statuses: list[int] = []
+    answers: list[tuple[dict, Any]] = []
 
     def submit(i: int) -> None:
         client = app.test_client()
+        action = legal["actions"][i % len(legal["actions"])]
         barrier.wait()
         response = client.post(
             f"{match.url}/actions",
-            json={"state_token": legal["state_token"], "action": legal["actions"][i % len(legal["actions"])]},
+            json={"state_token": legal["state_token"], "action": action},
             headers=auth(match.tokens[seat]),
         )
-        statuses.append(response.status_code)
+        answers.append((action, response))
 
     threads = [threading.Thread(target=submit, args=(i,)) for i in range(16)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert sorted(statuses) == [200] + [409] * 15
+    applied = [(a, r) for a, r in answers if r.status_code == 200 and "Idempotent-Replayed" not in r.headers]
+    assert len(applied) == 1
+    winner, first = applied[0]
+    for action, response in answers:
+        if action == winner:
+            assert response.status_code == 200 and response.get_json() == first.get_json()
+        else:
+            assert response.status_code == 409, response.get_json()
     after = match.get()
     assert after["version"] == 1
     history = app.test_client().get(f"{match.url}/history").get_json()
