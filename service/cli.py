@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     serve = sub.add_parser("serve", help="serve the API (a SQLite file unless REDIS_URL is set)")
     serve.add_argument("--host", help="address to listen on (default: REFEREE_BIND, else 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port to listen on (default: REFEREE_BIND, else 8000)")
-    serve.add_argument("--workers", type=int, default=0, help="worker processes (default 2; 1 with REFEREE_STORE=memory)")
+    serve.add_argument("--workers", type=int, default=0, help="worker processes (default: 2 with Redis, 1 on the SQLite file; several share the file)")
     serve.set_defaults(run=cmd_serve)
     spec = sub.add_parser("openapi", help="write or check the committed OpenAPI document")
     mode = spec.add_mutually_exclusive_group(required=True)

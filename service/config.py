@@ -157,14 +157,17 @@ class ServerSettings:
     def from_env(cls, env: Mapping[str, str] | None = None) -> ServerSettings:
         """``REFEREE_BIND``, ``WEB_CONCURRENCY`` and ``REFEREE_WORKER_CONNECTIONS``.
 
-        The in-memory store (``REFEREE_STORE=memory``) lives in one process, so it gets one
-        worker whatever ``WEB_CONCURRENCY`` says; Redis and the SQLite file are shared.
+        Redis: two workers unless told. The SQLite file store: one unless told, since its
+        rate-limit counts live in each process (several workers multiply the budget); it may
+        run more, as the file is shared. The in-memory store lives in one process, so it gets
+        one worker whatever ``WEB_CONCURRENCY`` says.
         """
         env = os.environ if env is None else env
         bind = env.get("REFEREE_BIND", "").strip() or "0.0.0.0:8000"
-        workers = _int(env, "WEB_CONCURRENCY", 2, minimum=1)
+        kind = _store_kind(env)
+        workers = _int(env, "WEB_CONCURRENCY", 2 if kind == "redis" else 1, minimum=1)
         return cls(
             bind=bind,
-            workers=1 if _store_kind(env) == "memory" else workers,
+            workers=1 if kind == "memory" else workers,
             worker_connections=_int(env, "REFEREE_WORKER_CONNECTIONS", 1000, minimum=1),
         )

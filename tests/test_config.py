@@ -59,6 +59,8 @@ def test_redis_without_a_shared_secret_is_refused() -> None:
 def test_only_the_in_memory_store_runs_one_worker_process() -> None:
     assert ServerSettings.from_env({"WEB_CONCURRENCY": "4", "REFEREE_STORE": "memory"}).workers == 1
     assert ServerSettings.from_env({"WEB_CONCURRENCY": "4"}).workers == 4, "the SQLite file is shared"
+    assert ServerSettings.from_env({}).workers == 1, "one unless told: rate-limit counts are per process"
+    assert ServerSettings.from_env({"REDIS_URL": "redis://x"}).workers == 2
     assert ServerSettings.from_env({"WEB_CONCURRENCY": "4", "REDIS_URL": "redis://x"}).workers == 4
     assert ServerSettings.from_env({}).bind == "0.0.0.0:8000"
 
