@@ -39,7 +39,8 @@ API_CODES: Mapping[str, str] = MappingProxyType({
     "unknown_match": "No match with this id (or it expired).",
     "match_id_collision": "A new match id collided with an existing one; retry.",
     "match_not_finished": "The replay exists once the match is finished.",
-    "store_unavailable": "The match store cannot be reached; retry after `Retry-After`.",
+    "store_unavailable": "The store cannot take the request now (unreachable, full, read-only); retry after `Retry-After`.",
+    "match_damaged": "The store lost part of this match (log and version disagree); it is never served.",
 })
 """Codes of the API and the referee, shared by every game."""
 
