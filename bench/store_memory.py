@@ -20,7 +20,7 @@ import redis
 
 from service.referee import Referee
 from service.store import RedisStore
-from service.tokens import StateTokens
+from service.tokens import SeatTokens, StateTokens
 
 
 def key_kind(key: str, match_id: str) -> str:
@@ -50,7 +50,7 @@ def play_keyed(referee: Referee, moves: int, rng: random.Random) -> str:
 
 def measure(url: str, matches: int, moves: int) -> dict[str, float]:
     client = redis.Redis.from_url(url)
-    referee = Referee(RedisStore.from_url(url), StateTokens(b"bench"), 3600)
+    referee = Referee(RedisStore.from_url(url), StateTokens(b"bench"), SeatTokens(b"bench"), 3600)
     rng = random.Random(7)
     per_kind: dict[str, list[float]] = defaultdict(list)
     for _ in range(matches):
