@@ -17,6 +17,7 @@ HEURISTIC_BOTS: dict[str, tuple[str, str]] = {
     "esploratore": ("service.bots.esploratore", "EsploratoreBot"),
     "viaggio-al-centro-della-terra": ("service.bots.viaggio", "ViaggioBot"),
     "halunken-und-spelunken": ("service.bots.halunken_und_spelunken", "HalunkenBot"),
+    "isola-dei-vulcani": ("service.bots.isola_dei_vulcani", "IsolaDeiVulcaniBot"),
 }
 """Game id -> (module, class) of the game's heuristic bot."""
 

@@ -4,8 +4,9 @@ Hexes use axial coordinates ``(q, r)``; in the state a hex is the string ``"q,r"
 directions, numbered 0–5, are E, NE, NW, W, SW, SE (``DIRS``). An edge between two hexes is
 the string ``"a|b"`` with the two hex keys in sorted order.
 
-All data (tile shapes, volcanoes, craters, the standard map, the landing bay) comes from
-``seeds/isola-dei-vulcani/``; this module only turns it into placed hexes.
+All data (tile shapes, volcanoes, the standard map with its craters and landing bay) comes
+from ``seeds/isola-dei-vulcani/``; this module only turns it into placed hexes. Where the
+craters of a generated map go is decided in ``faults``.
 """
 
 from __future__ import annotations
@@ -74,31 +75,32 @@ def place(tile: dict[str, Any], at: tuple[int, int], rotation: int) -> list[tupl
     ]
 
 
-def build_board(placements: list[dict[str, Any]]) -> dict[str, Any]:
-    """Hexes, volcanoes and craters of a map given as tile placements."""
+def build_board(placements: list[dict[str, Any]], craters: list[dict[str, Any]]) -> dict[str, Any]:
+    """Hexes, volcanoes and craters of a map given as tile placements and crater positions
+    (``{"hex": "q,r", "dir": d}``; the map's, not the tiles': see ``faults``)."""
     data = tiles()
     hexes: dict[str, dict[str, Any]] = {}
     volcanoes: dict[str, str] = {}
-    geysers: list[dict[str, Any]] = []
     for p in placements:
         tile = data[p["tile"]]
-        cells = place(tile, tuple(p["at"]), p["rotation"])
-        for i, (q, r) in enumerate(cells):
+        for i, (q, r) in enumerate(place(tile, tuple(p["at"]), p["rotation"])):
             k = key(q, r)
             is_volcano = tile["volcano"] == i
             hexes[k] = {"tile": tile["id"], "volcano": tile["id"] if is_volcano else None}
             if is_volcano:
                 volcanoes[str(tile["id"])] = k
-        for g in tile["geysers"]:
-            q, r = cells[g["hex"]]
-            geysers.append({"hex": key(q, r), "dir": rotate_dir(g["dir"], p["rotation"]), "moai": None})
+    geysers = [{"hex": c["hex"], "dir": c["dir"], "moai": None} for c in craters]
     geysers.sort(key=lambda g: (parse(g["hex"])[1], parse(g["hex"])[0], g["dir"]))
     return {"hexes": hexes, "volcanoes": volcanoes, "geysers": geysers}
 
 
 def standard_map() -> dict[str, Any]:
     data = load_seed(GAME_ID, "standard_map")
-    return {"placements": data["placements"], "bay": [key(*h) for h in data["landing_bay"]]}
+    return {
+        "placements": data["placements"],
+        "bay": [key(*h) for h in data["landing_bay"]],
+        "craters": [{"hex": key(*c["hex"]), "dir": c["dir"]} for c in data["craters"]],
+    }
 
 
 # -- the advanced set-up ----------------------------------------------------------------------
@@ -172,7 +174,9 @@ def _attach(rng: Rng, tile, land, to: set[tuple[int, int]], groups=None):
     return rng.choice(options) if options else None
 
 
-def _try_generate(rng: Rng) -> list[dict[str, Any]] | None:
+def generate_map(rng: Rng) -> list[dict[str, Any]] | None:
+    """Random legal placements following the rulebook's three phases (advanced set-up), or
+    ``None`` when this draw failed (a hole, a phase that could not be completed)."""
     data = tiles()
     placements: list[dict[str, Any]] = []
     land: set[tuple[int, int]] = set()
@@ -235,18 +239,6 @@ def _try_generate(rng: Rng) -> list[dict[str, Any]] | None:
         if not any((q + dq, r + dr) not in land for q, r in cells_of[t] for dq, dr in DIRS):
             return None
     return placements
-
-
-def generate_map(rng: Rng, attempts: int = 400) -> list[dict[str, Any]]:
-    """Random legal placements following the rulebook's three phases (advanced set-up).
-
-    Falls back to the standard map if no attempt succeeds (never observed).
-    """
-    for _ in range(attempts):
-        placements = _try_generate(rng)
-        if placements is not None:
-            return placements
-    return standard_map()["placements"]
 
 
 def coast_hexes(hexes: dict[str, Any]) -> list[str]:

@@ -8,10 +8,12 @@ A turn is a sequence of atomic actions costing action points (AP) plus ``end_tur
 (the eruption die, the volcano tokens) resolves inside ``perform``. Two kinds of decisions
 interrupt play and may involve several seats at once:
 
-- ``prayer``: lava is about to destroy lying Moai or villages; each threatened owner holding
-  prayer tokens may spend them (``pray``) or let the rest burn (``accept_loss``);
-- ``rescue``: part of the island sinks; the acting player may move all their colonists in it
-  onto one adjacent hex, every other player one colonist (``rescue`` or ``abandon``).
+- ``prayer``: lava is about to destroy lying Moai or villages; every player holding prayer
+  tokens may spend them on any threatened piece (``pray``) or let the rest burn
+  (``accept_loss``);
+- ``rescue``: part of the island sinks; first the acting player may move all their colonists
+  in it onto one adjacent hex, then every other player one colonist, unseen by each other
+  until all have answered (``rescue`` or ``abandon``).
 
 Follow-up steps (eruption, scoring of an erected Moai, sinking check, double eruption) wait in
 ``state["queue"]`` while a decision is open.
@@ -23,6 +25,7 @@ from typing import Any
 
 from service.engine import ActionType, Game, IllegalAction, Option, Rng, load_seed
 from service.games.isola_dei_vulcani import board as B
+from service.games.isola_dei_vulcani import faults as F
 
 GAME_ID = B.GAME_ID
 HEX = {"type": "string", "pattern": "^-?[0-9]+,-?[0-9]+$"}
@@ -31,6 +34,24 @@ _ENCLOSED: dict[tuple[tuple[str, ...], tuple[str, ...]], bool] = {}
 
 def _rules() -> dict[str, Any]:
     return load_seed(GAME_ID, "rules")
+
+
+def moai_groups(where: list[str]) -> list[list[str]]:
+    """Groups of Moai (given by the hex of each, lying or erected) linked by adjacency; Moai
+    on the same hex are adjacent too."""
+    left = list(where)
+    groups = []
+    while left:
+        group = [left.pop()]
+        i = 0
+        while i < len(group):
+            near = [k for k in left if k == group[i] or B.distance(k, group[i]) == 1]
+            for k in near:
+                left.remove(k)
+            group.extend(near)
+            i += 1
+        groups.append(group)
+    return groups
 
 
 class IsolaDeiVulcani(Game):
@@ -90,8 +111,9 @@ class IsolaDeiVulcani(Game):
         ActionType("end_turn", "End your turn.", {}),
         ActionType(
             "pray",
-            "Spend a prayer token to save one of your pieces on a hex the lava is about to cover.",
-            {"hex": HEX, "piece": {"enum": ["village", "moai"]}},
+            "Spend a prayer token to save one village or lying Moai (of any colour: 'owner' is "
+            "its seat) on a hex the lava is about to cover.",
+            {"hex": HEX, "piece": {"enum": ["village", "moai"]}, "owner": {"type": "integer", "minimum": 0}},
         ),
         ActionType("accept_loss", "Spend no (more) prayer tokens on this eruption.", {}),
         ActionType(
@@ -115,29 +137,21 @@ class IsolaDeiVulcani(Game):
         rules = _rules()
         mode = options.get("setup", "standard")
         if mode == "advanced":
-            placements = B.generate_map(rng)
+            placements, craters = F.breakable_map(rng, rules["crack_tiles"])
         else:
-            placements = B.standard_map()["placements"]
-        built = B.build_board(placements)
+            standard = B.standard_map()
+            placements, craters = standard["placements"], standard["craters"]
+        built = B.build_board(placements, craters)
         hexes: dict[str, Any] = {}
         for k, h in built["hexes"].items():
             hexes[k] = {
                 "tile": h["tile"],
                 "volcano": h["volcano"],
-                "lava": False,
+                "lava": self.starts_with_lava(built, k),
                 "villages": [],
                 "moai": [],
                 "colonists": [0] * players,
             }
-        # Lava: first ring around every volcano, every hex of tiles without a volcano.
-        volcanic_tiles = {h["tile"] for h in hexes.values() if h["volcano"] is not None}
-        for vk in built["volcanoes"].values():
-            for n in B.neighbours(vk):
-                if n in hexes and hexes[n]["volcano"] is None:
-                    hexes[n]["lava"] = True
-        for h in hexes.values():
-            if h["tile"] not in volcanic_tiles:
-                h["lava"] = True
         lava_on_board = sum(1 for h in hexes.values() if h["lava"])
         if mode == "advanced":
             bays = B.choose_bays(hexes, players, rng)
@@ -191,6 +205,17 @@ class IsolaDeiVulcani(Game):
             "last_roll": None,
         }
 
+    @staticmethod
+    def starts_with_lava(board: dict[str, Any], k: str) -> bool:
+        """Set-up lava: "in every area with a volcano, only on the first space around the
+        volcano"; on every space of the areas without one. A hex of a volcano area that is not
+        next to its own area's volcano starts bare, even when another area's volcano is near."""
+        cell = board["hexes"][k]
+        if cell["volcano"] is not None:
+            return False
+        own = board["volcanoes"].get(str(cell["tile"]))
+        return own is None or own in B.neighbours(k)
+
     # -- whose decision -------------------------------------------------------------------
 
     def to_act(self, state: dict[str, Any]) -> list[int]:
@@ -237,10 +262,10 @@ class IsolaDeiVulcani(Game):
                 own_moai = p in h["moai"]
                 for n in B.neighbours(k):
                     nh = hexes.get(n)
-                    if nh is None or nh["volcano"] is not None or B.edge(k, n) in cracks:
+                    if nh is None or B.edge(k, n) in cracks:
                         continue
                     out.append({"type": "move", "from": k, "to": n})
-                    if own_moai:
+                    if own_moai and nh["volcano"] is None:
                         out.append({"type": "move_moai", "from": k, "to": n})
                 if h["lava"]:
                     if me["moai"] > 0:
@@ -271,15 +296,18 @@ class IsolaDeiVulcani(Game):
             return []
         out = []
         for h in d["targets"]:
-            for piece in ("village", "moai"):
-                if self._unsaved(state, h, piece, seat) > 0:
-                    out.append({"type": "pray", "hex": h, "piece": piece})
+            cell = state["hexes"][h]
+            for piece, field in (("village", "villages"), ("moai", "moai")):
+                for owner in sorted(set(cell[field])):
+                    if self._unsaved(state, h, piece, owner) > 0:
+                        out.append({"type": "pray", "hex": h, "piece": piece, "owner": owner})
         return out
 
-    def _unsaved(self, state: dict[str, Any], h: str, piece: str, seat: int) -> int:
+    def _unsaved(self, state: dict[str, Any], h: str, piece: str, owner: int) -> int:
+        """How many of ``owner``'s pieces of this kind on ``h`` no prayer has saved yet."""
         field = "villages" if piece == "village" else "moai"
-        have = state["hexes"][h][field].count(seat)
-        saved = sum(1 for s in state["decision"]["saved"] if s == [h, piece, seat])
+        have = state["hexes"][h][field].count(owner)
+        saved = sum(1 for s in state["decision"]["saved"] if s == [h, piece, owner])
         return have - saved
 
     def _landing(self, state: dict[str, Any], p: int) -> list[str]:
@@ -306,6 +334,9 @@ class IsolaDeiVulcani(Game):
             d = state["decision"]
             d["moves"][str(seat)] = action["to"] if t == "rescue" else None
             d["waiting"].remove(seat)
+            if d["stage"] == "actor":
+                events.append({"type": "rescue_chosen", "seat": seat, "dest": d["moves"][str(seat)]})
+                d["stage"], d["waiting"] = "others", list(d["others"])
             if not d["waiting"]:
                 state["decision"] = None
                 self._sink_part(state, d["part"], d["moves"], d["actor"], d["late"], events)
@@ -460,12 +491,9 @@ class IsolaDeiVulcani(Game):
         targets = self.lava_targets(state, v)
         events.append({"type": "eruption", "volcano": v, "lava": targets})
         hexes = state["hexes"]
-        waiting = []
-        for s in range(state["players"]):
-            if state["pl"][s]["prayer"] <= 0:
-                continue
-            if any(s in hexes[h]["villages"] or s in hexes[h]["moai"] for h in targets):
-                waiting.append(s)
+        # A prayer token saves "a Moai or a village", anyone's: every holder may answer.
+        threatened = any(hexes[h]["villages"] or hexes[h]["moai"] for h in targets)
+        waiting = [s for s in range(state["players"]) if threatened and state["pl"][s]["prayer"] > 0]
         if waiting:
             state["decision"] = {
                 "kind": "prayer",
@@ -479,11 +507,13 @@ class IsolaDeiVulcani(Game):
 
     def _do_pray(self, state, seat, action, events) -> None:
         d = state["decision"]
-        d["saved"].append([action["hex"], action["piece"], seat])
+        d["saved"].append([action["hex"], action["piece"], action["owner"]])
         state["pl"][seat]["prayer"] -= 1
-        events.append({"type": "prayed", "seat": seat, "hex": action["hex"], "piece": action["piece"]})
-        if not self._prayer_actions(state, seat):
-            d["waiting"].remove(seat)
+        events.append(
+            {"type": "prayed", "seat": seat, "hex": action["hex"], "piece": action["piece"], "owner": action["owner"]}
+        )
+        # Whoever has nothing left to save (no token, or every piece saved) is done.
+        d["waiting"] = [s for s in d["waiting"] if self._prayer_actions(state, s)]
         self._close_prayer_if_done(state, events)
 
     def _close_prayer_if_done(self, state, events) -> None:
@@ -606,23 +636,28 @@ class IsolaDeiVulcani(Game):
                 n
                 for k in part
                 for n in B.neighbours(k)
-                if n in hexes and n not in pset and hexes[n]["volcano"] is None
+                if n in hexes and n not in pset
             }
         )
-        waiting = []
+        holders = []
         if targets:
-            waiting = [s for s in range(state["players"]) if any(hexes[k]["colonists"][s] for k in part)]
+            holders = [s for s in range(state["players"]) if any(hexes[k]["colonists"][s] for k in part)]
         # Look again once this part is gone (several parts may be enclosed).
         state["queue"].insert(0, {"s": "sink"})
         events.append({"type": "sinking", "hexes": part, "late": late, "actor": actor})
-        if waiting:
+        if holders:
+            # "1. il giocatore di turno ... 2. gli altri giocatori": the acting player chooses
+            # first, in the open; then the others at once, unseen by each other.
+            others = [s for s in holders if s != actor]
             state["decision"] = {
                 "kind": "rescue",
                 "part": part,
                 "actor": actor,
                 "late": late,
                 "targets": targets,
-                "waiting": waiting,
+                "stage": "actor" if actor in holders else "others",
+                "waiting": [actor] if actor in holders else others,
+                "others": others,
                 "moves": {},
             }
         else:
@@ -687,16 +722,6 @@ class IsolaDeiVulcani(Game):
     def _end_turn(self, state, p, events) -> None:
         n = state["players"]
         last = (state["first"] - 1) % n
-        if not state["final_round"]:
-            reason = None
-            if state["supply"]["cracks"] <= 0:
-                reason = "no_crack_tiles_left"
-            elif not any(not g["sunk"] and g["moai"] is None for g in state["geysers"]):
-                reason = "no_free_crater"
-            if reason:
-                state["final_round"] = True
-                state["end_reason"] = reason
-                events.append({"type": "final_round", "reason": reason})
         events.append({"type": "turn_ended", "seat": p})
         if p == last:
             if state["final_round"] or state["round"] >= _rules()["max_rounds"]:
@@ -716,28 +741,13 @@ class IsolaDeiVulcani(Game):
         out = []
         for s in range(state["players"]):
             villages = sum(h["villages"].count(s) for h in hexes.values())
-            lying = sum(h["moai"].count(s) for h in hexes.values())
             erected = [g["hex"] for g in state["geysers"] if not g["sunk"] and g["moai"] == s]
             colonists = sum(h["colonists"][s] for h in hexes.values())
-            # Groups of erected Moai of one colour on adjacent (or the same) hexes.
-            adjacency = 0
-            left = list(range(len(erected)))
-            while left:
-                group = [left.pop(0)]
-                i = 0
-                while i < len(group):
-                    a = erected[group[i]]
-                    i += 1
-                    for j in list(left):
-                        b = erected[j]
-                        if a == b or B.distance(a, b) == 1:
-                            left.remove(j)
-                            group.append(j)
-                if len(group) >= 2:
-                    adjacency += sc["final_moai_adjacent"] * len(group)
+            moai = [k for k, h in hexes.items() for _ in range(h["moai"].count(s))] + erected
+            adjacency = sc["final_moai_adjacent"] * sum(len(g) for g in moai_groups(moai) if len(g) >= 2)
             bonus = {
                 "villages": sc["final_village"] * villages,
-                "moai": sc["final_moai"] * (lying + len(erected)),
+                "moai": sc["final_moai"] * len(moai),
                 "adjacent_moai": adjacency,
                 "colonists": sc["final_colonist"] * colonists,
                 "prayer_tokens": sc["final_prayer"] * state["pl"][s]["prayer"],
@@ -749,7 +759,7 @@ class IsolaDeiVulcani(Game):
                     "total": state["pl"][s]["score"] + sum(bonus.values()),
                     "colonists_on_board": colonists,
                     "villages_on_board": villages,
-                    "moai_on_board": lying + len(erected),
+                    "moai_on_board": len(moai),
                 }
             )
         return out
@@ -819,7 +829,7 @@ class IsolaDeiVulcani(Game):
             "action_points": state["ap"],
             "prayer_bought_this_turn": state["bought_prayer"],
             "created_this_turn": dict(state["created"]),
-            "decision": state["decision"],
+            "decision": self._decision_view(state["decision"], seat),
             "last_roll": state["last_roll"],
             "final_round": state["final_round"],
             "end_reason": state["end_reason"],
@@ -827,6 +837,29 @@ class IsolaDeiVulcani(Game):
             "final": state["final"],
             "you": seat,
         }
+
+    @staticmethod
+    def _decision_view(d: dict[str, Any] | None, seat: int | None) -> dict[str, Any] | None:
+        """The open decision as ``seat`` may see it: a rescue shows the acting player's choice
+        (final before the others choose) and the viewer's own, never another's pending one."""
+        if d is None or d["kind"] != "rescue":
+            return d
+        shown = {k: v for k, v in d.items() if k not in ("moves", "others")}
+        moves = d["moves"]
+        actor = str(d["actor"])
+        if actor in moves:
+            shown["actor_choice"] = moves[actor]
+        if seat is not None and str(seat) in moves:
+            shown["your_choice"] = moves[str(seat)]
+        shown["answered"] = sorted(int(s) for s in moves)
+        return shown
+
+    def redact_action(self, action: dict[str, Any], actor: int, viewer: int | None) -> dict[str, Any]:
+        """Others' rescue choices stay hidden in the history: whether and where each seat saved
+        a colonist shows in the ``sunk`` event (and, for the acting player, ``rescue_chosen``)."""
+        if action.get("type") in ("rescue", "abandon") and viewer != actor:
+            return {"type": "rescue", "to": None}
+        return action
 
     # -- reasons --------------------------------------------------------------------------
 
@@ -849,7 +882,7 @@ class IsolaDeiVulcani(Game):
             if t == "pray":
                 if state["pl"][seat]["prayer"] <= 0:
                     return no("no_prayer_token", "You hold no prayer token.", "prayer tokens")
-                return no("nothing_to_save", "Prayer saves one of your villages or lying Moai on a hex the lava is about to cover.", "eruption")
+                return no("nothing_to_save", "Prayer saves one village or lying Moai not yet saved, of the given owner, on a hex the lava is about to cover.", "eruption")
             if t == "rescue":
                 return no("not_adjacent", "Saved colonists go onto a hex adjacent to the sinking part.", "sinking")
             return super().explain(state, seat, action)
@@ -869,12 +902,14 @@ class IsolaDeiVulcani(Game):
                 return no("not_landing_bay", "A colonist leaves the boat only onto a hex of your landing bay.", "landing")
             if src not in hexes or hexes[src]["colonists"][seat] <= 0:
                 return no("no_colonist", "You have no colonist on that hex.", "moving colonists")
-            if dst not in hexes or hexes[dst]["volcano"] is not None:
-                return no("not_a_space", "Colonists move onto island hexes, never the sea or a volcano.", "moving colonists")
+            if dst not in hexes:
+                return no("not_a_space", "Colonists move onto island hexes, never the sea.", "moving colonists")
             if B.distance(src, dst) != 1:
                 return no("not_adjacent", "A colonist moves one hex at a time, to an adjacent hex.", "moving colonists")
             if B.edge(src, dst) in state["cracks"]:
                 return no("crack", "Colonists may never cross a crack.", "moving colonists")
+            if t == "move_moai" and hexes[dst]["volcano"] is not None:
+                return no("not_a_space", "A Moai is left lying on a hex with room for it, never on a volcano.", "moving a Moai")
             if t == "move_moai":
                 return no("no_moai", "You have no lying Moai on that hex to move.", "moving a Moai")
         if t in ("build", "carve", "create"):

@@ -1,9 +1,13 @@
-"""Crafted boards for scenario tests of L'Isola dei Vulcani."""
+"""Crafted boards and bot-played matches for scenario tests of L'Isola dei Vulcani."""
 
 from __future__ import annotations
 
+import copy
+import random
+from collections.abc import Callable, Iterator
 from typing import Any
 
+from service.bots.isola_dei_vulcani import IsolaDeiVulcaniBot
 from service.engine import Rng
 from service.games.isola_dei_vulcani import GAME
 
@@ -47,3 +51,28 @@ def crafted(
         p["boat"] = 0
         p["bay"] = []
     return state
+
+
+def bot_states(players: int, setup: str, seed: int) -> Iterator[dict[str, Any]]:
+    """The states of a seeded match played through the public contract by the heuristic bot
+    in every seat (the first seat of ``to_act`` decides), each yielded before its decision
+    and the final one last. Copy a state before applying actions of your own to it."""
+    bots = [IsolaDeiVulcaniBot() for _ in range(players)]
+    rng = Rng(seed.to_bytes(8, "big"))
+    chooser = random.Random(seed)
+    state = GAME.setup(players, GAME.resolve_options(players, {"setup": setup}), rng)
+    while to_act := GAME.to_act(state):
+        yield state
+        seat = to_act[0]
+        action = bots[seat].choose(GAME.view(state, seat), GAME.legal_actions(state, seat), chooser)
+        state, _ = GAME.apply(state, seat, action, rng)
+    yield state
+
+
+def first_state(players: int, setup: str, seeds: range, found: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    """A copy of the first state of the seeded bot matches where ``found`` holds."""
+    for seed in seeds:
+        for state in bot_states(players, setup, seed):
+            if found(state):
+                return copy.deepcopy(state)
+    raise AssertionError("no match over these seeds reaches the situation")
