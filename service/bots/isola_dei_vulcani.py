@@ -34,7 +34,6 @@ class IsolaDeiVulcaniBot:
     carve: float = 12.0
     first_prayer: float = 11.0
     toward_crater: float = 9.0
-    toward_lava: float = 4.0
 
     def choose(self, view: View, legal: list[Action], rng: random.Random) -> Action:
         kinds = {a["type"] for a in legal}
