@@ -103,19 +103,20 @@ def _boundary(cell: dict[str, int]) -> set[str]:
     }
 
 
-def _smooth(cell: dict[str, int], fixed: set[str]) -> None:
-    """Move hexes other than ``fixed`` (the volcanoes) to a neighbouring cell while that
-    shortens the boundary."""
+def _smooth(cell: dict[str, int], movable: list[tuple[str, list[str]]]) -> None:
+    """Move each ``movable`` hex (every one but the volcanoes, in key order, with its land
+    neighbours) to the neighbouring cell most of its neighbours belong to (the lowest such
+    cell on a tie) while that shortens the boundary."""
     improved = True
     while improved:
         improved = False
-        for k in sorted(cell):
-            if k in fixed:
-                continue
-            around = [cell[n] for n in B.neighbours(k) if n in cell]
-            best = max(set(around), key=lambda c: (around.count(c), c == cell[k]))
-            if around.count(best) > around.count(cell[k]):
-                cell[k] = best
+        for k, near in movable:
+            counts: dict[int, int] = {}
+            for n in near:
+                counts[cell[n]] = counts.get(cell[n], 0) + 1
+            most = max(counts.values())
+            if most > counts.get(cell[k], 0):
+                cell[k] = min(c for c, n in counts.items() if n == most)
                 improved = True
 
 
@@ -128,11 +129,12 @@ def design_craters(hexes: dict[str, Any]) -> list[dict[str, Any]]:
     """
     volcanoes = sorted(k for k, h in hexes.items() if h["volcano"] is not None)
     land = sorted(hexes)
+    movable = [(k, [n for n in B.neighbours(k) if n in hexes]) for k in land if k not in volcanoes]
     best: list[str] | None = None
     for pairing in _pairings(volcanoes):
         cores = [set(group) for group in pairing]
         cell = _grow(land, cores)
-        _smooth(cell, set(volcanoes))
+        _smooth(cell, movable)
         edges = sorted(_boundary(cell))
         if any(all(hexes[k]["volcano"] is not None for k in e.split("|")) for e in edges):
             continue

@@ -134,7 +134,7 @@ def test_standard_map_is_legal():
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_map_generator_validity_over_many_seeds(players):
     layouts = set()
-    for seed in range(40):
+    for seed in range(16):
         state = GAME.setup(players, {"setup": "advanced"}, Rng(seed.to_bytes(4, "big") + bytes([players])))
         bays = [p["bay"] for p in state["pl"]]
         _check_map(state["hexes"], bays)
@@ -142,7 +142,7 @@ def test_map_generator_validity_over_many_seeds(players):
         layouts.add(tuple(sorted(state["hexes"])))
         for g in state["geysers"]:
             assert state["hexes"][g["hex"]]["volcano"] is None
-    assert len(layouts) > 30, "maps differ between seeds"
+    assert len(layouts) >= 15, "maps differ between seeds"
 
 
 # -- actions -----------------------------------------------------------------------------------
