@@ -90,13 +90,55 @@ def _store_kind(env: Mapping[str, str]) -> str:
     return kind
 
 
+def _db_path(env: Mapping[str, str]) -> Path:
+    """The file store's database: ``REFEREE_DB_PATH``, else the user's data folder."""
+    from service.store.file import default_path
+
+    text = env.get("REFEREE_DB_PATH", "").strip()
+    return Path(text) if text else default_path()
+
+
+def _kept_secret(db_path: Path) -> str:
+    """The secret kept beside the file store's database (``<db>.secret``, mode 0600), made on
+    the first start.
+
+    The file store keeps matches across restarts; the state tokens and the replay key derived
+    from the secret must outlive a restart too, or every client's token would fail although
+    its match is intact. The file appears whole or not at all (written aside, then linked), so
+    workers starting together agree on one secret.
+    """
+    path = db_path.with_name(db_path.name + ".secret")
+    try:
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            draft = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+            fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as out:
+                out.write(secrets.token_hex(32))
+            try:
+                os.link(draft, path)
+            except FileExistsError:
+                pass  # another process made it first: use theirs
+            finally:
+                draft.unlink()
+        secret = path.read_text().strip()
+    except OSError as exc:
+        raise ConfigError(
+            f"REFEREE_SECRET is not set and the secret kept beside the matches ({path}) cannot be "
+            f"read or made: {exc}. Set REFEREE_SECRET, or REFEREE_DB_PATH to a writable place."
+        ) from None
+    if len(secret) < 32:
+        raise ConfigError(f"{path} holds no usable secret: delete it (tokens issued with it will fail) or set REFEREE_SECRET.")
+    return secret
+
+
 @dataclass(frozen=True)
 class Settings:
     """What the service can be told from outside (see README, "Configuration")."""
 
     redis_url: str | None
     store_kind: str
-    db_path: Path | None
+    db_path: Path
     redis_policy_check: bool
     secret: bytes
     match_ttl_seconds: int
@@ -125,15 +167,18 @@ class Settings:
                     "share one secret, or state tokens fail across them. Set REFEREE_SECRET, "
                     "e.g. to the output of: python3 -c 'import secrets;print(secrets.token_hex(32))'"
                 )
-            log.warning(
-                "REFEREE_SECRET is not set: using a random secret, so state tokens will not "
-                "verify after a restart. Set it in production."
-            )
-            secret = secrets.token_hex(32)
+            if _store_kind(env) == "file":
+                secret = _kept_secret(_db_path(env))
+            else:
+                log.warning(
+                    "REFEREE_SECRET is not set: using a random secret, so state tokens will not "
+                    "verify after a restart. Set it in production."
+                )
+                secret = secrets.token_hex(32)
         return cls(
             redis_url=redis_url,
             store_kind=_store_kind(env),
-            db_path=Path(env["REFEREE_DB_PATH"]) if env.get("REFEREE_DB_PATH", "").strip() else None,
+            db_path=_db_path(env),
             redis_policy_check=_bool(env, "REFEREE_REDIS_POLICY_CHECK", True),
             secret=secret.encode(),
             match_ttl_seconds=_int(env, "REFEREE_MATCH_TTL", 7 * 24 * 3600, minimum=1),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from service.cli import serve_bind
@@ -52,8 +54,26 @@ def test_good_values_are_read() -> None:
 def test_redis_without_a_shared_secret_is_refused() -> None:
     with pytest.raises(ConfigError, match="REFEREE_SECRET"):
         Settings.from_env({"REDIS_URL": "redis://127.0.0.1:6379/0"})
-    embedded = Settings.from_env({})
+    embedded = Settings.from_env({"REFEREE_STORE": "memory"})
     assert len(embedded.secret) == 64 and embedded.redis_url is None
+
+
+def test_the_file_store_keeps_its_secret_beside_the_matches(tmp_path: Path) -> None:
+    env = {"REFEREE_DB_PATH": str(tmp_path / "data" / "matches.sqlite3")}
+    first = Settings.from_env(env)
+    kept = tmp_path / "data" / "matches.sqlite3.secret"
+    assert kept.read_text().encode() == first.secret and len(first.secret) == 64
+    assert kept.stat().st_mode & 0o777 == 0o600, "only the server's user may read it"
+    assert Settings.from_env(env).secret == first.secret, "a restart keeps it"
+    assert Settings.from_env(env | {"REFEREE_SECRET": "given"}).secret == b"given"
+    assert list(kept.parent.iterdir()) == [kept], "no draft is left behind"
+
+
+def test_a_secret_that_cannot_be_kept_names_what_to_set(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(ConfigError, match="REFEREE_SECRET.*REFEREE_DB_PATH"):
+        Settings.from_env({"REFEREE_DB_PATH": str(blocker / "matches.sqlite3")})
 
 
 def test_only_the_in_memory_store_runs_one_worker_process() -> None:

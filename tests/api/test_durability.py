@@ -106,3 +106,24 @@ def test_every_acknowledged_move_survives_kill_9_and_restart(tmp_path: Path) -> 
                 assert match.act(seat, legal["state_token"], legal["actions"][0]).status_code == 200
     finally:
         restarted.stop()
+
+
+def test_without_a_secret_the_tokens_outlive_a_restart_as_the_matches_do(tmp_path: Path) -> None:
+    db = tmp_path / "matches.sqlite3"
+    env = {k: v for k, v in _serve_env(db).items() if k != "REFEREE_SECRET"}
+    server = start_serve(env, tmp_path / "serve.log")
+    try:
+        match = MatchClient.create(server.client, "the-game", 2)
+        seat = match.get()["to_act"][0]
+        legal = match.legal(seat)
+        key = server.client.get("/v1/keys").get_json()["keys"][0]
+    finally:
+        server.stop()
+    restarted = start_serve(env, tmp_path / "serve.log")
+    try:
+        match = MatchClient(restarted.client, match.created)
+        answer = match.act(seat, legal["state_token"], legal["actions"][0])
+        assert answer.status_code == 200, "a state token from before the restart still verifies"
+        assert restarted.client.get("/v1/keys").get_json()["keys"][0] == key, "so does the replay key"
+    finally:
+        restarted.stop()
