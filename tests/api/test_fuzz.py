@@ -86,7 +86,15 @@ class Grounding:
         return current
 
     def ground(self, case: Any, rng: random.Random) -> None:
-        """Point ``case`` at a real match, seat and state token, and draw its action."""
+        """Point ``case`` at a real match, seat and state token, and draw its action.
+
+        The generator may keep the values it produced (to replay or shrink them), so ``case``
+        gets copies to change: a deep action written into a kept body once broke its
+        generation with "Recursion limit reached".
+        """
+        case.body = dict(case.body) if isinstance(case.body, dict) else case.body
+        case.headers = dict(case.headers) if case.headers is not None else None
+        case.path_parameters = dict(case.path_parameters) if case.path_parameters is not None else None
         if case.method == "POST" and case.path == "/v1/matches":
             self._ground_create(case, rng)
             return
