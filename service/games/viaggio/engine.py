@@ -73,20 +73,6 @@ def _count(d: dict[str, int]) -> int:
     return sum(d.values())
 
 
-def _canonical(action: Any) -> Any:
-    """``action`` with its lists of colours or equipment cards in the listed order: a payment
-    is a set of cards, so the order a client gives them in does not matter. Anything that is
-    not such a list is left as it is for the shape check to judge."""
-    if not isinstance(action, dict):
-        return action
-    out = action
-    for name, order in _LIST_ORDERS.items():
-        value = action.get(name)
-        if isinstance(value, list) and all(isinstance(v, str) and v in order for v in value):
-            out = {**out, name: sorted(value, key=order.__getitem__)}
-    return out
-
-
 class Viaggio(Game):
     id = GAME_ID
     title = "Viaggio al centro della terra"
