@@ -12,23 +12,14 @@ from service.bots.the_game import TheGameBot
 from service.engine import Rng
 from service.engine.registry import games
 from service.games.the_game import GAME as THE_GAME
+from tests.support.playout import play_out as shared_play_out
 
 
 def play_out(game_id: str, players: int, bot, seed: int, options: dict | None = None) -> dict:
-    game = games()[game_id]
-    rng = Rng(seed.to_bytes(8, "big"))
-    chooser = random.Random(seed)
-    state = game.setup(players, game.resolve_options(players, options or {}), rng)
-    for _ in range(20_000):
-        to_act = game.to_act(state)
-        if not to_act:
-            return state
-        seat = chooser.choice(to_act)
-        legal = game.legal_actions(state, seat)
-        action = bot.choose(game.view(state, seat), legal, chooser)
-        assert action in legal
-        state, _ = game.apply(state, seat, action, rng)
-    raise AssertionError("no end")
+    """The final state of a seeded match in which ``bot`` plays every seat."""
+    return shared_play_out(
+        games()[game_id], [bot] * players, seed, options, seed_bytes=8, random_seat=True
+    ).state
 
 
 @pytest.mark.parametrize("game_id", sorted(games()))

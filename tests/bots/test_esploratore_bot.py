@@ -3,15 +3,14 @@ random bot, and is registered as the game's heuristic bot. It is handed only a s
 
 from __future__ import annotations
 
-import random
 
 import pytest
 
 from service.bots import RandomBot
 from service.bots.esploratore import EsploratoreBot
 from service.bots.registry import make_bot
-from service.engine import Rng
 from service.games.esploratore import GAME
+from tests.support.playout import play_out
 
 OPTIONS = [
     {},
@@ -23,19 +22,9 @@ OPTIONS = [
 
 
 def play(players: int, bots: list, seed: int, options: dict | None = None) -> dict:
-    """One seeded match; every choice is checked against the legal list."""
-    rng = Rng(seed.to_bytes(32, "big"))
-    chooser = random.Random(seed)
-    state = GAME.setup(players, GAME.resolve_options(players, options or {}), rng)
-    while to_act := GAME.to_act(state):
-        seat = to_act[0]
-        legal = GAME.legal_actions(state, seat)
-        action = bots[seat].choose(GAME.view(state, seat), legal, chooser)
-        assert action in legal, (seat, action)
-        state, _ = GAME.apply(state, seat, action, rng)
-    outcome = GAME.outcome(state)
-    assert outcome is not None
-    return outcome
+    """The outcome of one seeded match; every choice is checked against the legal list."""
+    assert len(bots) == players
+    return play_out(GAME, bots, seed, options).outcome
 
 
 @pytest.mark.parametrize("options", OPTIONS, ids=lambda o: "+".join(o) or "standard")

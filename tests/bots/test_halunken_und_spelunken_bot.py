@@ -13,26 +13,17 @@ from service.bots.halunken_und_spelunken import HalunkenBot, gain, loss
 from service.bots.registry import make_bot
 from service.engine import Rng
 from service.games.halunken_und_spelunken import GAME
+from tests.support.playout import play_out
 
 
 def duel(players: int, seed: int, variant: str | None = None) -> tuple[int, dict, int]:
     """One seeded match, the bot on seat ``seed % players`` and random bots elsewhere:
     ``(bot seat, outcome, bot decisions)``; every choice is checked against the legal list."""
-    rng = Rng(seed.to_bytes(32, "big"))
-    chooser = random.Random(seed)
     hero = seed % players
     bots = [HalunkenBot() if s == hero else RandomBot() for s in range(players)]
     options = {} if variant is None else {"variant": variant}
-    state = GAME.setup(players, GAME.resolve_options(players, options), rng)
-    decisions = 0
-    while to_act := GAME.to_act(state):
-        seat = chooser.choice(to_act)
-        legal = GAME.legal_actions(state, seat)
-        action = bots[seat].choose(GAME.view(state, seat), legal, chooser)
-        assert action in legal, (action, legal)
-        decisions += seat == hero
-        state, _ = GAME.apply(state, seat, action, rng)
-    return hero, GAME.outcome(state), decisions
+    played = play_out(GAME, bots, seed, options, random_seat=True)
+    return hero, played.outcome, played.decisions[hero]
 
 
 @pytest.mark.parametrize("players,variant", [(2, None), (3, "standard"), (4, "standard"), (3, "introductory"), (4, "introductory")])

@@ -3,35 +3,22 @@ matches on both set-ups, and far stronger than the random bot."""
 
 from __future__ import annotations
 
-import random
 
-import orjson
 import pytest
 
 from service.bots import RandomBot
 from service.bots.isola_dei_vulcani import IsolaDeiVulcaniBot
 from service.bots.registry import make_bot
-from service.engine import Rng
 from service.games.isola_dei_vulcani import GAME
+from tests.support.playout import play_out
 
 
 def play(bots, seed: int, setup: str = "standard") -> dict:
-    """A seeded match; every choice is made from a JSON copy of the seat's view and must be
-    one of the legal actions."""
-    rng = Rng(seed.to_bytes(8, "big"))
-    chooser = random.Random(seed)
-    state = GAME.setup(len(bots), {"setup": setup}, rng)
-    for _ in range(5_000):
-        to_act = GAME.to_act(state)
-        if not to_act:
-            return state
-        seat = chooser.choice(to_act)
-        legal = GAME.legal_actions(state, seat)
-        view = orjson.loads(orjson.dumps(GAME.view(state, seat)))
-        action = bots[seat].choose(view, legal, chooser)
-        assert action in legal
-        state, _ = GAME.apply(state, seat, action, rng)
-    raise AssertionError("no end")
+    """The final state of a seeded match; every choice is made from a JSON copy of the seat's
+    view and must be one of the legal actions."""
+    return play_out(
+        GAME, bots, seed, {"setup": setup}, seed_bytes=8, random_seat=True, json_view=True, max_decisions=5_000
+    ).state
 
 
 def test_registered_as_the_games_heuristic_bot():

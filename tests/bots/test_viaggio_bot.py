@@ -14,6 +14,7 @@ from service.bots.registry import make_bot
 from service.bots.viaggio import ViaggioBot
 from service.engine import Rng
 from service.games.viaggio import GAME
+from tests.support.playout import play_out
 
 
 def duel(seed: int, players: int = 2) -> bool:
@@ -21,20 +22,8 @@ def duel(seed: int, players: int = 2) -> bool:
     seed: whether the bot is among the winners."""
     bot_seat = seed % players
     bots = [ViaggioBot() if s == bot_seat else RandomBot() for s in range(players)]
-    rng = Rng(seed.to_bytes(32, "big"))
-    chooser = random.Random(seed)
-    state = GAME.setup(players, {}, rng)
-    decisions = 0
-    while to_act := GAME.to_act(state):
-        seat = to_act[0]
-        legal = GAME.legal_actions(state, seat)
-        action = bots[seat].choose(GAME.view(state, seat), legal, chooser)
-        assert action in legal
-        state, _ = GAME.apply(state, seat, action, rng)
-        decisions += 1
-        assert decisions < 5_000
-    outcome = GAME.outcome(state)
-    assert outcome is not None and outcome["detail"]["end_reason"] in ("lava_last_space", "lava_no_space_ahead")
+    outcome = play_out(GAME, bots, seed, max_decisions=5_000).outcome
+    assert outcome["detail"]["end_reason"] in ("lava_last_space", "lava_no_space_ahead")
     return bot_seat in outcome["winners"]
 
 
