@@ -12,10 +12,16 @@ endpoint gets the same number of client threads posting a body of the same size.
 run the production configuration (access log and rate limiter on, limit set out of reach).
 
     python bench/http_moves.py [--seconds 10] [--rounds 2] [--clients 8] [--workers gevent,sync]
-                               [--redis redis://127.0.0.1:6379/14]
+                               [--nodes 2] [--redis redis://127.0.0.1:6379/14]
 
 ``--workers gevent,sync`` measures the shipped gevent workers and the sync workers used before
-them side by side, each against its own bare endpoint.
+them side by side, each against its own bare endpoint. ``--nodes 2`` adds a row where two
+referee servers share the Redis and every client sends each move to the other server than
+the move before (the worst case for the per-process match cache). Each referee row shows the
+match cache's hit rate over its moves, read from the servers' ``/metrics``: a hit commits
+without reading the match first (one Redis round trip instead of two). Every request opens a
+new connection, so one server's two worker processes take a match's moves in turn at random:
+each worker keeps its own cache, so about half the moves find it behind.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import http.client
 import multiprocessing
 import os
 import random
+import re
 import socket
 import statistics
 import subprocess
@@ -84,8 +91,10 @@ def simple_choice(legal: list[dict], view: dict | None, rng: random.Random) -> d
     return min(legal, key=jump)
 
 
-def referee_client(port: int, deadline: float, latencies: list[float], errors: list[int], seed: int) -> None:
+def referee_client(ports: list[int], deadline: float, latencies: list[float], errors: list[int], seed: int) -> None:
+    """Solo matches of The Game; move ``i`` of a match goes to ``ports[i % len(ports)]``."""
     rng = random.Random(seed)
+    port = ports[0]
     while time.perf_counter() < deadline:
         status, data = post(port, "/v1/matches", b'{"game": "the-game", "players": 1}', {})
         created = orjson.loads(data)
@@ -95,10 +104,13 @@ def referee_client(port: int, deadline: float, latencies: list[float], errors: l
             _get(port, f"/v1/matches/{match_id}/legal-actions", {"Authorization": f"Bearer {token}"})
         )["actions"]
         view = None
+        moves = 0
         while legal and time.perf_counter() < deadline:
             body = orjson.dumps({"state_token": state_token, "action": simple_choice(legal, view, rng)})
+            node = ports[moves % len(ports)]
+            moves += 1
             start = time.perf_counter()
-            status, data = post(port, f"/v1/matches/{match_id}/actions", body, {"Authorization": f"Bearer {token}"})
+            status, data = post(node, f"/v1/matches/{match_id}/actions", body, {"Authorization": f"Bearer {token}"})
             latencies.append(time.perf_counter() - start)
             if status != 200:
                 errors.append(status)
@@ -115,22 +127,22 @@ def _get(port: int, path: str, headers: dict[str, str]) -> bytes:
     return data
 
 
-def bare_client(port: int, deadline: float, latencies: list[float], errors: list[int], seed: int) -> None:
+def bare_client(ports: list[int], deadline: float, latencies: list[float], errors: list[int], seed: int) -> None:
     body = orjson.dumps({"state_token": "x" * 60, "action": {"type": "play", "card": 42, "pile": 1}})
     while time.perf_counter() < deadline:
         start = time.perf_counter()
-        status, _ = post(port, "/bare", body, {"X-Key": str(seed)})
+        status, _ = post(ports[0], "/bare", body, {"X-Key": str(seed)})
         latencies.append(time.perf_counter() - start)
         if status != 200:
             errors.append(status)
 
 
-def load_process(kind: str, port: int, seconds: float, threads: int, seed: int, out: multiprocessing.Queue) -> None:
-    target = referee_client if kind == "referee" else bare_client
+def load_process(kind: str, ports: list[int], seconds: float, threads: int, seed: int, out: multiprocessing.Queue) -> None:
+    target = bare_client if kind == "bare" else referee_client
     deadline = time.perf_counter() + seconds
     latencies: list[float] = []
     errors: list[int] = []
-    workers = [threading.Thread(target=target, args=(port, deadline, latencies, errors, seed * 100 + i)) for i in range(threads)]
+    workers = [threading.Thread(target=target, args=(ports, deadline, latencies, errors, seed * 100 + i)) for i in range(threads)]
     for w in workers:
         w.start()
     for w in workers:
@@ -138,9 +150,23 @@ def load_process(kind: str, port: int, seconds: float, threads: int, seed: int, 
     out.put((latencies, errors))
 
 
-def run_load(kind: str, port: int, seconds: float, clients: int) -> dict[str, float]:
+def cache_lookups(ports: list[int]) -> dict[str, float]:
+    """The match cache's lookups so far, by result, summed over the servers at ``ports``."""
+    totals: dict[str, float] = {}
+    for port in ports:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", "/metrics")
+        text = conn.getresponse().read().decode()
+        conn.close()
+        for result, value in re.findall(r'^referee_match_cache_lookups_total\{result="(\w+)"\} (\S+)$', text, re.M):
+            totals[result] = totals.get(result, 0.0) + float(value)
+    return totals
+
+
+def run_load(kind: str, ports: list[int], seconds: float, clients: int) -> dict[str, float]:
+    before = cache_lookups(ports) if kind != "bare" else {}
     out: multiprocessing.Queue = multiprocessing.Queue()
-    procs = [multiprocessing.Process(target=load_process, args=(kind, port, seconds, clients // 2, p, out)) for p in range(2)]
+    procs = [multiprocessing.Process(target=load_process, args=(kind, ports, seconds, clients // 2, p, out)) for p in range(2)]
     for p in procs:
         p.start()
     latencies: list[float] = []
@@ -152,17 +178,26 @@ def run_load(kind: str, port: int, seconds: float, clients: int) -> dict[str, fl
     for p in procs:
         p.join()
     ordered = sorted(latencies)
-    return {
+    result = {
         "rate": len(latencies) / seconds,
         "p50": statistics.median(ordered) * 1000,
         "p90": ordered[int(0.90 * len(ordered))] * 1000,
         "p99": ordered[int(0.99 * len(ordered))] * 1000,
         "errors": len(errors),
     }
+    if kind != "bare":
+        after = cache_lookups(ports)
+        hits, misses = (after.get(r, 0.0) - before.get(r, 0.0) for r in ("hit", "miss"))
+        result["hit_rate"] = hits / (hits + misses) if hits + misses else 0.0
+    return result
 
 
 WORKER_OPTIONS = {"gevent": ["-k", "gevent", "--worker-connections", "1000"], "sync": ["-k", "sync"]}
-LABELS = {"bare": "bare Flask: one Redis GET + SET", "referee": "referee: POST action (a move)"}
+LABELS = {
+    "bare": "bare Flask: one Redis GET + SET",
+    "referee": "referee: POST action (a move)",
+    "two-nodes": "referee on 2 nodes, each move on the other one",
+}
 
 
 def main() -> None:
@@ -171,6 +206,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds; the best of them is kept")
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/14")
+    parser.add_argument("--nodes", type=int, choices=(1, 2), default=1, help="2: add the two-server row")
     parser.add_argument(
         "--workers", default="gevent",
         help="worker models to compare, comma-separated: gevent (shipped), sync (the model before it)",
@@ -178,31 +214,39 @@ def main() -> None:
     args = parser.parse_args()
     models = args.workers.split(",")
     apps = {"bare": "bench.bare_app:app", "referee": "service:create_app()"}
-    ports = {(model, kind): free_port() for model in models for kind in apps}
+    kinds = ["bare", "referee", *(["two-nodes"] if args.nodes == 2 else [])]
     servers = []
     try:
-        for (model, kind), port in ports.items():
-            config = ["-c", "python:service.gunicorn_conf"] if kind == "referee" else []
-            servers.append(start(apps[kind], port, args.redis, [*config, *WORKER_OPTIONS[model]]))
+        ports: dict[tuple[str, str], list[int]] = {}
+        for model in models:
+            for kind in kinds:
+                app = apps["bare" if kind == "bare" else "referee"]
+                config = [] if kind == "bare" else ["-c", "python:service.gunicorn_conf"]
+                ports[(model, kind)] = [free_port() for _ in range(2 if kind == "two-nodes" else 1)]
+                for port in ports[(model, kind)]:
+                    servers.append(start(app, port, args.redis, [*config, *WORKER_OPTIONS[model]]))
         results: dict[tuple[str, str], dict[str, float]] = {}
         for _ in range(args.rounds):  # interleaved, so a change of machine load hits every row alike
-            for key, port in ports.items():
-                result = run_load(key[1], port, args.seconds / args.rounds, args.clients)
+            for key, key_ports in ports.items():
+                result = run_load(key[1], key_ports, args.seconds / args.rounds, args.clients)
                 if key not in results or result["rate"] > results[key]["rate"]:
                     results[key] = result
     finally:
         for server in servers:
             server.terminate()
             server.wait(10)
-    print(f"gunicorn, 2 workers, {args.clients} client threads in 2 processes, {args.seconds:.0f} s per row "
+    print(f"gunicorn, 2 workers per server, {args.clients} client threads in 2 processes, {args.seconds:.0f} s per row "
           f"(best of {args.rounds} interleaved rounds), Redis {args.redis}")
-    print("| workers | endpoint | requests/s | p50 ms | p90 ms | p99 ms | non-200 |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("| workers | endpoint | requests/s | p50 ms | p90 ms | p99 ms | non-200 | match cache hits |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for (model, kind), r in results.items():
-        print(f"| {model} | {LABELS[kind]} | {r['rate']:.0f} | {r['p50']:.2f} | {r['p90']:.2f} | {r['p99']:.2f} | {r['errors']} |")
+        hits = f"{r['hit_rate']:.0%}" if "hit_rate" in r else "–"
+        print(f"| {model} | {LABELS[kind]} | {r['rate']:.0f} | {r['p50']:.2f} | {r['p90']:.2f} | {r['p99']:.2f} "
+              f"| {r['errors']} | {hits} |")
     for model in models:
-        ratio = results[(model, "referee")]["rate"] / results[(model, "bare")]["rate"]
-        print(f"\nratio referee / bare, {model} workers: {ratio:.2f}")
+        for kind in kinds[1:]:
+            ratio = results[(model, kind)]["rate"] / results[(model, "bare")]["rate"]
+            print(f"\nratio {LABELS[kind]} / bare, {model} workers: {ratio:.2f}")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@ from schemas.matches import (
     HistoryQuerySchema,
     HistorySchema,
     LegalActionsSchema,
+    ListMatchesQuerySchema,
+    MatchListSchema,
     MatchSchema,
     ValidationResultSchema,
 )
@@ -28,6 +30,8 @@ __all__ = [
     "HistorySchema",
     "KeySetSchema",
     "LegalActionsSchema",
+    "ListMatchesQuerySchema",
+    "MatchListSchema",
     "MatchSchema",
     "ProblemSchema",
     "ReplaySchema",

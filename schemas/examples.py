@@ -24,7 +24,11 @@ _VIEW: dict[str, Any] = {
     "over": False, "reason": None,
 }
 
-CREATE_MATCH = {"game": "the-game", "players": 2, "options": {"professional": True}}
+CREATE_MATCH = {
+    "game": "the-game", "players": 2, "options": {"professional": True},
+    "clock": {"per_decision_s": 5, "on_timeout": "auto", "max_consecutive_timeouts": 3},
+    "house": [{"seat": 1, "bot": "heuristic"}],
+}
 
 MATCH: dict[str, Any] = {
     "match_id": _MATCH_ID, "game": "the-game", "players": 2, "options": _OPTIONS,
@@ -32,6 +36,13 @@ MATCH: dict[str, Any] = {
     "view": _VIEW, "outcome": None,
     "seed_sha256": "9a2db2e23f1504cd056606553ac049c5e718e8f9ce9233876df1a7a1821af885",
     "seed_supplied": False, "created_at": "2026-11-23T17:22:43.313Z", "updated_at": "2026-11-23T17:22:43.313Z",
+    "clock": None, "house": [],
+}
+
+TIMED_MATCH_CLOCK: dict[str, Any] = {
+    "control": {"per_decision_s": 5}, "on_timeout": "auto", "max_consecutive_timeouts": 3,
+    "remaining_ms": [3712, 5000], "running": [0],
+    "deadline": "2026-11-23T17:22:48.313Z", "deadline_ms": 1795454568313, "consecutive_timeouts": [0, 0],
 }
 
 CREATED_MATCH: dict[str, Any] = {
@@ -40,6 +51,17 @@ CREATED_MATCH: dict[str, Any] = {
         {"seat": 0, "token": f"{_MATCH_ID}.0.xlcaEXyr5FDQzHwcSw1N1sPtn4W3gQiB3XCk7bwvTJc._zezSwXQcFKjW07HYR4ehg"},
         {"seat": 1, "token": f"{_MATCH_ID}.1.qPqt2kSeilwY0MBUUwJ1OP3clewz2E0gH-css4nlzTc.LkgAXSaUW_Y_4F5d9iD_0A"},
     ],
+}
+
+MATCH_LIST: dict[str, Any] = {
+    "matches": [{
+        "match_id": _MATCH_ID, "game": "the-game", "players": 2, "status": "active", "version": 1,
+        "to_act": [1], "created_at": "2026-11-23T17:22:43.313Z", "updated_at": "2026-11-23T17:22:43.325Z",
+        "winners": None,
+        "clock": None,
+        "house": [],
+    }],
+    "next_cursor": "MTc5NTk0NDk2MzMyNS5LOEJmNHVmWFFOSTR1dWlVZ2s3Ul9B",
 }
 
 LEGAL_ACTIONS = {
@@ -57,7 +79,29 @@ ACTION_RESULT: dict[str, Any] = {
         "starter_agreement": {"speaker": 1, "proposal": 0, "proposer": 0, "accepted": [0], "proposed": [0]},
         "seat": 0, "hand": [22, 26, 31, 32, 38, 90, 98],
     },
-    "legal_actions": [], "to_act": [1], "status": "active", "outcome": None,
+    "kind": "move", "legal_actions": [], "to_act": [1], "status": "active", "outcome": None,
+    "clock": None, "house": [],
+}
+
+RESIGNED: dict[str, Any] = {
+    **ACTION_RESULT, "state_token": f"{_MATCH_ID}.2.f3Yx0kL0Wm6Yf9V8mQe9oQ1K2aTnJm3yH1tFhD3z5sE", "version": 2,
+    "kind": "resign", "events": [{"type": "resigned", "seat": 0}], "to_act": [], "status": "finished",
+    "outcome": {"scores": [0, 0], "ranks": [2, 1], "winners": [], "detail": {
+        "end_reason": "resigned", "seat": 0,
+        "score_means": "no scores: the match ended (resigned) before its rules scored it"}},
+}
+"""A seat of a cooperative game resigned: the table loses (in a competitive game the others win)."""
+
+ABORTED: dict[str, Any] = {
+    **MATCH, "status": "aborted", "version": 1, "state_token": _TOKEN_1, "to_act": [], "seat": 0,
+    "seed": "5b0c1c3ad86a5b0f6f1d7c1fcb8f3e4e9a4f3b8f9d1c2e3a4b5c6d7e8f901234",
+}
+
+STREAM_EVENT: dict[str, Any] = {
+    "match_id": _MATCH_ID, "version": 1, "status": "active", "to_act": [1], "seat": None,
+    "view": {**_VIEW, "starter_agreement": {"speaker": 1, "proposal": 0, "proposer": 0, "accepted": [0], "proposed": [0]}},
+    "outcome": None, "events": [{"type": "starter_proposed", "seat": 0, "starter": 0}], "kind": "move",
+    "updated_at": "2026-11-23T17:22:43.325Z",
 }
 
 VALIDATION_RESULT = {
@@ -68,7 +112,7 @@ VALIDATION_RESULT = {
 HISTORY = {
     "match_id": _MATCH_ID, "total": 1, "next_cursor": None,
     "entries": [{
-        "version": 1, "seat": 0, "action": {"type": "propose_starter", "seat": 0},
+        "version": 1, "seat": 0, "kind": "move", "action": {"type": "propose_starter", "seat": 0},
         "events": [{"type": "starter_proposed", "seat": 0, "starter": 0}], "at": "2026-11-23T17:22:43.325Z",
     }],
 }
@@ -100,7 +144,7 @@ KEY_SET = {"keys": [{
 }]}
 
 REPLAY = {
-    "format": "game-referee/replay", "format_version": 1, "match_id": "8VBZC1eThvMPfljhiocuiA",
+    "format": "game-referee/replay", "format_version": 2, "match_id": "8VBZC1eThvMPfljhiocuiA",
     "game": "the-game",
     "engine": {"name": "game-referee", "version": "0.1.0",
                "data_sha256": "e7536265de2f433e552437b4d93ac63c64c7285f6857d631c13f6e8e8ca1a263"},
@@ -108,9 +152,9 @@ REPLAY = {
     "seed": "0000000000000000000000000000000000000000000000000000000000000001",
     "seed_sha256": "ec4916dd28fc4c10d78e287ca5d9cc51ee1ae73cbfde08c6b37324cbfaac8bc5",
     "seed_supplied": True, "created_at": "2026-11-23T17:22:57.527Z", "finished_at": "2026-11-23T17:22:57.571Z",
-    "version": 1,
+    "version": 1, "time_control": None, "house": [],
     "actions": [{
-        "version": 1, "seat": 0, "action": {"type": "play", "card": 11, "pile": 0},
+        "version": 1, "seat": 0, "kind": "move", "action": {"type": "play", "card": 11, "pile": 0},
         "events": [{"type": "played", "seat": 0, "card": 11, "pile": 0, "backwards": False, "fire": False}],
         "at": "2026-11-23T17:22:57.537Z",
     }],

@@ -50,12 +50,19 @@ must skip those rather than fail (the test suite checks that today's engines pro
 declared ones)."""
 
 
+ENDED_EARLY_DETAIL = "EndedEarlyDetail"
+"""The outcome detail of a match a timeout or a resignation ended, whatever its game."""
+
+
 def any_game(kind: str, description: str) -> dict[str, Any]:
     """Field metadata: one of the games' ``<Game><kind>`` schemas (or, for events, one not
-    declared yet: :data:`OTHER_EVENT`)."""
+    declared yet: :data:`OTHER_EVENT`; for outcome details, the referee's own
+    :data:`ENDED_EARLY_DETAIL`)."""
     choices = [ref(type_prefix(package) + kind) for package in game_packages()]
     if kind == "Event":
         choices.append(ref(OTHER_EVENT))
+    if kind == "OutcomeDetail":
+        choices.append(ref(ENDED_EARLY_DETAIL))
     return {"description": description, "anyOf": choices}
 
 
@@ -141,5 +148,17 @@ def all_game_components() -> dict[str, dict[str, Any]]:
         "description": "An event of a type this version of the document does not declare: skip it.",
         "properties": {"type": {"type": "string"}},
         "required": ["type"],
+    }
+    components[ENDED_EARLY_DETAIL] = {
+        "type": "object",
+        "description": "A match that a seat's timeout or resignation ended before its rules did: that seat is "
+        "ranked last, every score is 0.",
+        "properties": {
+            "end_reason": {"type": "string", "enum": ["timeout", "resigned"]},
+            "seat": {"type": "integer", "minimum": 0},
+            "score_means": {"type": "string"},
+        },
+        "required": ["end_reason", "seat", "score_means"],
+        "additionalProperties": False,
     }
     return components

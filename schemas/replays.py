@@ -28,13 +28,23 @@ class ReplayEntrySchema(Schema):
         required=True, metadata={"description": "The version this action produced (1, 2, …)."}
     )
     seat = fields.Integer(required=True)
-    action = fields.Dict(required=True, metadata=any_game("Action", "The action exactly as submitted."))
+    kind = fields.String(
+        metadata={"enum": ["move", "house", "auto", "timeout", "resign", "abort"],
+                  "description": "Who made it (format 2; absent means `move`): see docs/replay.md."},
+    )
+    action = fields.Dict(
+        required=True, allow_none=True,
+        metadata=any_game("Action", "The action exactly as submitted; null for `timeout`, `resign`, `abort`."),
+    )
     events = fields.List(
         fields.Dict(metadata=any_game("Event", "An event of the match's game.")),
         required=True,
         metadata={"description": "Every event, including those addressed `to` some seats."},
     )
     at = fields.String(metadata={"description": "When it was committed (UTC, ISO 8601)."})
+    clock_ms = fields.List(
+        fields.Integer(), metadata={"description": "Timed matches: what each seat had left right after this entry."},
+    )
 
 
 class SignatureSchema(Schema):
@@ -54,7 +64,7 @@ class ReplaySchema(Schema):
     """Everything needed to re-adjudicate a finished match, signed by the server."""
 
     format = fields.String(required=True, metadata={"enum": ["game-referee/replay"]})
-    format_version = fields.Integer(required=True, metadata={"example": 1})
+    format_version = fields.Integer(required=True, metadata={"example": 2})
     match_id = fields.String(required=True)
     game = fields.String(required=True, metadata={"example": "the-game"})
     engine = fields.Nested(EngineSchema, required=True)
@@ -71,6 +81,15 @@ class ReplaySchema(Schema):
     finished_at = fields.String(required=True)
     version = fields.Integer(
         required=True, metadata={"description": "The final version: the number of actions."}
+    )
+    time_control = fields.Dict(
+        allow_none=True,
+        metadata={"description": "The match's time control in ms (`per_decision_ms`, or `initial_ms` and "
+                  "`increment_ms`), `on_timeout`, `max_consecutive_timeouts`; null when untimed.",
+                  "example": {"per_decision_ms": 5000, "on_timeout": "auto", "max_consecutive_timeouts": 3}},
+    )
+    house = fields.List(
+        fields.Dict(), metadata={"description": "Seats the service played with a built-in bot: `[{seat, bot}]`."},
     )
     actions = fields.List(fields.Nested(ReplayEntrySchema), required=True)
     outcome = fields.Nested(OutcomeSchema, required=True)

@@ -3,22 +3,30 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from types import FunctionType
 from typing import Any
 
 import swagger_ui_bundle
 from flask import Flask, Response, send_from_directory
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import limits, observability
-from service.api import games, matches, ops, replays
+from service.api import games, matches, ops, replays, streams
 from service.api.errors import ProblemApi
 from service.api.spec import ConventionsPlugin
 from service.config import Settings
 from service.jsonprovider import OrjsonProvider
+from service.live import LiveMatches
+from service.match_cache import MatchCache
 from service.referee import Referee
 from service.replay import ReplaySigner
 from service.store import open_store
+from service.streams import open_feed
+from service.sweeper import Sweeper
 from service.tokens import SeatTokens, StateTokens
 from service.web import blp as web_pages
+from service.web import game_data
 
 API_DESCRIPTION = """\
 An HTTP referee for five board and card games. Create a match, then submit actions, each with
@@ -28,12 +36,33 @@ with a stable `code`. Seats act with `Authorization: Bearer <seat token>`; witho
 a spectator and may only read."""
 
 
+class RefereeFlask(Flask):
+    """Flask, remembering which view and hook functions are coroutines.
+
+    Flask and flask-smorest ask :meth:`ensure_sync` about every view, decorator layer and
+    before/after hook on every request (17 times for a move), and each answer walks
+    ``inspect.iscoroutinefunction``; a plain function's answer never changes, so it is kept.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._sync_functions: dict[Callable[..., Any], Callable[..., Any]] = {}
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        if type(func) is not FunctionType:  # bound methods are made anew per call: not kept
+            return super().ensure_sync(func)
+        sync = self._sync_functions.get(func)
+        if sync is None:
+            sync = self._sync_functions[func] = super().ensure_sync(func)
+        return sync
+
+
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the app from the environment; ``config`` overrides environment variables
     (``REDIS_URL``, ``REFEREE_SECRET``, …) for this app only."""
     settings = Settings.from_env({**os.environ, **(config or {})})
     observability.configure_logging()
-    app = Flask("service")
+    app = RefereeFlask("service", static_folder=None)  # static files belong to the web blueprint
     app.json = OrjsonProvider(app)
     app.config.update(
         API_TITLE="Game referee",
@@ -50,26 +79,47 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             "components": {"securitySchemes": {"seatToken": {"type": "http", "scheme": "bearer"}}},
         },
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
-        REFEREE_STORE_KIND=settings.store_kind,
+        REFEREE_STORE_KIND="redis-cluster" if settings.redis_cluster else settings.store_kind,
+        REFEREE_STREAM_HEARTBEAT=settings.stream_heartbeat_seconds,
     )
     store = open_store(
         settings.store_kind,
         redis_url=settings.redis_url,
+        redis_cluster=settings.redis_cluster,
+        redis_wait_replicas=settings.redis_wait_replicas,
         db_path=settings.db_path,
         timeout=settings.store_timeout_seconds,
         check_redis_policy=settings.redis_policy_check,
+        listing_window=settings.listing_window_seconds,
     )
-    app.extensions["referee"] = Referee(
-        store, StateTokens(settings.secret), SeatTokens(settings.secret), settings.match_ttl_seconds
+    referee = Referee(
+        store,
+        StateTokens(settings.secret),
+        SeatTokens(settings.secret),
+        settings.match_ttl_seconds,
+        MatchCache(settings.match_cache_size),
+        listing_window=settings.listing_window_seconds,
     )
+    app.extensions["referee"] = referee
+    app.extensions["feed"] = open_feed(store)
+    app.extensions["live_matches"] = LiveMatches(referee)
+    app.extensions["stream_slots"] = streams.StreamSlots(settings.stream_limit)
+    # Built here, started by the server once the worker runs (service/gunicorn_conf.py), never
+    # by the factory itself: tests and tools build apps without background threads.
+    app.extensions["sweeper"] = Sweeper(referee, settings.sweep_interval_seconds) if settings.sweeper else None
     app.extensions["replay_signer"] = ReplaySigner.configured(settings.replay_key, settings.secret)
 
     api = ProblemApi(app, spec_kwargs={"extra_plugins": [ConventionsPlugin()]})
-    for blueprint in (games.blp, matches.blp, replays.blp, ops.blp):
+    for blueprint in (games.blp, matches.blp, streams.blp, replays.blp, ops.blp):
         api.register_blueprint(blueprint)
     app.register_blueprint(web_pages)
+    app.register_blueprint(game_data.blp)
     limits.install(app, settings, exempt={ops.blp.name})
     observability.install(app, settings.access_log)
+    if settings.proxy_hops:
+        # Behind that many trusted proxies, the client is the address they forward: rate limits
+        # per address and the access log then see clients, not the proxy.
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops, x_proto=settings.proxy_hops)  # type: ignore[method-assign]
 
     @app.route("/docs/assets/<path:filename>")
     def swagger_assets(filename: str) -> Response:

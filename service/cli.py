@@ -1,5 +1,5 @@
-"""The ``referee`` command: ``serve`` the API, ``openapi --write/--check`` the spec, and
-``verify`` a replay."""
+"""The ``referee`` command: ``serve`` the API, ``openapi --write/--check`` the spec,
+``verify`` a replay, and ``arena`` to play bots against each other."""
 
 from __future__ import annotations
 
@@ -95,6 +95,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return verify_command.run(args.source, args.key, args.skip_signature)
 
 
+def cmd_arena(args: argparse.Namespace) -> int:
+    from service.arena import command
+
+    return command.run(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="referee", description="The game-referee service.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -114,6 +120,11 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--key", action="append", default=[], help="trusted key: JWK Set file or URL, or base64url key")
     check.add_argument("--skip-signature", action="store_true", help="replay the moves without checking who signed")
     check.set_defaults(run=cmd_verify)
+    arena = sub.add_parser("arena", help="play bots against each other and rate them (docs/arena.md)")
+    from service.arena.command import add_arguments
+
+    add_arguments(arena)
+    arena.set_defaults(run=cmd_arena)
     args = parser.parse_args(argv)
     return int(args.run(args))
 

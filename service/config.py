@@ -79,10 +79,27 @@ def _replay_key(env: Mapping[str, str]) -> str | None:
     return text or None
 
 
+def _redis_url(env: Mapping[str, str]) -> tuple[str | None, bool]:
+    """The Redis to use and whether it is a cluster: ``REDIS_URL`` (one Redis) or
+    ``REDIS_CLUSTER_URL`` (any node of a Redis Cluster), never both."""
+    single, cluster = env.get("REDIS_URL", "").strip(), env.get("REDIS_CLUSTER_URL", "").strip()
+    if single and cluster:
+        raise ConfigError(
+            "REDIS_URL and REDIS_CLUSTER_URL are both set: use REDIS_URL for one Redis, "
+            "REDIS_CLUSTER_URL for a Redis Cluster."
+        )
+    # The URLs may hold a password: never echo them.
+    if cluster and not re.match(r"^rediss?://", cluster):
+        raise ConfigError("REDIS_CLUSTER_URL is not a redis:// or rediss:// URL of a cluster node.")
+    if cluster and re.search(r"://[^/]*/\d*[1-9]", cluster):
+        raise ConfigError("REDIS_CLUSTER_URL names a database: a Redis Cluster has only database 0.")
+    return single or cluster or None, bool(cluster)
+
+
 def _store_kind(env: Mapping[str, str]) -> str:
-    """``redis`` when ``REDIS_URL`` is set, else ``REFEREE_STORE``: ``file`` (the default)
-    or ``memory``."""
-    if env.get("REDIS_URL"):
+    """``redis`` when ``REDIS_URL`` or ``REDIS_CLUSTER_URL`` is set, else ``REFEREE_STORE``:
+    ``file`` (the default) or ``memory``."""
+    if _redis_url(env)[0]:
         return "redis"
     kind = env.get("REFEREE_STORE", "").strip() or "file"
     if kind not in ("file", "memory"):
@@ -146,24 +163,33 @@ class Settings:
     rate_limit: str
     store_timeout_seconds: float
     access_log: bool
+    match_cache_size: int = 1000
     replay_key: str | None = None
+    redis_cluster: bool = False
+    redis_wait_replicas: int = 0
+    proxy_hops: int = 0
+    listing_window_seconds: int = 24 * 3600
+    stream_heartbeat_seconds: float = 15.0
+    stream_limit: int = 800
+    sweeper: bool = True
+    sweep_interval_seconds: float = 0.25
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Read and check every variable; :class:`ConfigError` names the first bad one.
 
-        With ``REDIS_URL`` set the service runs on several nodes or workers, which must share
+        With ``REDIS_URL`` (or ``REDIS_CLUSTER_URL``) set the service runs on several nodes or workers, which must share
         ``REFEREE_SECRET``: a secret invented per process would make every state token fail on
         the others, so it is required there. On the embedded store a random one is used,
         with a warning.
         """
         env = os.environ if env is None else env
-        redis_url = env.get("REDIS_URL") or None
+        redis_url, redis_cluster = _redis_url(env)
         secret = env.get("REFEREE_SECRET")
         if not secret:
             if redis_url:
                 raise ConfigError(
-                    "REFEREE_SECRET is not set but REDIS_URL is: every node and worker must "
+                    f"REFEREE_SECRET is not set but {'REDIS_CLUSTER_URL' if redis_cluster else 'REDIS_URL'} is: every node and worker must "
                     "share one secret, or state tokens fail across them. Set REFEREE_SECRET, "
                     "e.g. to the output of: python3 -c 'import secrets;print(secrets.token_hex(32))'"
                 )
@@ -186,7 +212,16 @@ class Settings:
             rate_limit=_rate_limit(env),
             store_timeout_seconds=_float(env, "REFEREE_STORE_TIMEOUT", 2.0, minimum=0.001),
             access_log=_bool(env, "REFEREE_ACCESS_LOG", True),
+            match_cache_size=_int(env, "REFEREE_MATCH_CACHE_SIZE", 1000, minimum=0),
             replay_key=_replay_key(env),
+            redis_cluster=redis_cluster,
+            redis_wait_replicas=_int(env, "REFEREE_REDIS_WAIT_REPLICAS", 0, minimum=0),
+            proxy_hops=_int(env, "REFEREE_PROXY_HOPS", 0, minimum=0),
+            listing_window_seconds=_int(env, "REFEREE_LISTING_WINDOW", 24 * 3600, minimum=60),
+            stream_heartbeat_seconds=_float(env, "REFEREE_STREAM_HEARTBEAT", 15.0, minimum=0.05),
+            stream_limit=_int(env, "REFEREE_STREAM_LIMIT", 800, minimum=1),
+            sweeper=_bool(env, "REFEREE_SWEEPER", True),
+            sweep_interval_seconds=_float(env, "REFEREE_SWEEP_INTERVAL", 0.25, minimum=0.01),
         )
 
 

@@ -46,6 +46,14 @@ graceful_timeout = 10
 accesslog = None
 
 
+def post_worker_init(worker: object) -> None:
+    """Start this worker's sweeper (timeouts and house turns of matches nobody touches),
+    after gevent has patched ``threading``, so it runs as a greenlet of the worker."""
+    sweeper = worker.wsgi.extensions.get("sweeper")  # type: ignore[attr-defined]
+    if sweeper is not None:
+        sweeper.start()
+
+
 def child_exit(server: object, worker: object) -> None:
     """Drop a dead worker's live gauges from the shared metrics folder."""
     from prometheus_client import multiprocess

@@ -33,6 +33,7 @@ from flask import Flask, request
 from limits import RateLimitItem, parse_many
 from werkzeug.exceptions import TooManyRequests
 
+from service import redis_client
 from service.config import Settings
 from service.tokens import SeatTokens
 
@@ -85,7 +86,7 @@ class SharedCounter:
     """Fixed-window budgets per key, reserved in slices from Redis (or local when ``client``
     is None)."""
 
-    def __init__(self, client: redis.Redis | None) -> None:
+    def __init__(self, client: redis_client.Client | None) -> None:
         self._client = client
         self._reserve_script = client.register_script(_RESERVE) if client is not None else None
         self._windows: dict[str, Window] = {}
@@ -146,8 +147,9 @@ def install(app: Flask, settings: Settings, exempt: set[str]) -> None:
     limits = parse_many(settings.rate_limit)
     client = None
     if settings.redis_url:
-        timeout = settings.store_timeout_seconds
-        client = redis.Redis.from_url(settings.redis_url, socket_timeout=timeout, socket_connect_timeout=timeout)
+        client = redis_client.connect(
+            settings.redis_url, cluster=settings.redis_cluster, timeout=settings.store_timeout_seconds
+        )
     counter = SharedCounter(client)
     seat_tokens = SeatTokens(settings.secret)
 

@@ -33,6 +33,12 @@ LATENCY = Histogram(
 )
 MOVES = Counter("referee_moves_total", "Actions committed.", ["game"])
 MATCHES_CREATED = Counter("referee_matches_created_total", "Matches created.", ["game"])
+MATCH_CACHE = Counter(
+    "referee_match_cache_lookups_total",
+    "Moves looked up in this process's match cache: hit (committed without a read), miss (read "
+    "first), stale (a hit the store's compare-and-set refused; checked again on its answer).",
+    ["result"],
+)
 
 
 def render() -> tuple[bytes, str]:

@@ -32,23 +32,38 @@ from typing import Any
 import orjson
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+    Ed25519PrivateKey,
+    Ed25519PublicKey,
+)
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from service.clock import TimeControl
 from service.engine import EngineError, Game, Rng
 from service.engine.registry import get_game
 from service.engine.seeds import seeds_dir
-from service.match import Match, seed_commitment
+from service.match import (
+    ENDING_EVENTS,
+    ENDING_KINDS,
+    KINDS,
+    Match,
+    auto_action,
+    ended_outcome,
+    seed_commitment,
+)
 
 FORMAT = "game-referee/replay"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""2 added the entry ``kind`` (house, auto, timeout, resign), ``clock_ms``, and the header's
+``time_control`` and ``house``; version 1 documents (every entry a seat's own move) still verify."""
+READABLE_VERSIONS = (1, FORMAT_VERSION)
 PACKAGE = "game-referee"
 SIGNATURE_ALGORITHM = "Ed25519"
 
 #: The fields of a log entry that a replay carries; a store may keep more (request
 #: fingerprints, timings) that are not part of the adjudication.
-ENTRY_FIELDS = ("version", "seat", "action", "events", "at")
+ENTRY_FIELDS = ("version", "seat", "kind", "action", "events", "at", "clock_ms")
 
 _KEY_DERIVATION_INFO = b"game-referee replay signing key v1"
 _SAFE_INTEGER = 2**53 - 1
@@ -226,14 +241,12 @@ def engine_info(game_id: str) -> dict[str, str]:
     return {"name": PACKAGE, "version": version, "data_sha256": hashlib.sha256(listing.encode()).hexdigest()}
 
 
-def build_document(match: Match, game: Game, log_entries: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """The unsigned replay of a finished ``match`` from its action log (oldest first).
-
-    :raises ValueError: when the match is not finished (the seed must stay secret until then).
-    """
-    outcome = game.outcome(match.state)
-    if outcome is None:
-        raise ValueError("only a finished match has a replay")
+def build_document(
+    match: Match, game: Game, outcome: Mapping[str, Any], log_entries: Iterable[Mapping[str, Any]]
+) -> dict[str, Any]:
+    """The unsigned replay of a finished ``match`` (its ``outcome``, which a timeout or a
+    resignation may have decided rather than the rules) from its action log, oldest first."""
+    time_control = None if match.clock is None else TimeControl.from_record(match.clock).in_ms()
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -248,8 +261,12 @@ def build_document(match: Match, game: Game, log_entries: Iterable[Mapping[str, 
         "created_at": match.created_at,
         "finished_at": match.updated_at,
         "version": match.version,
-        "actions": [{name: entry[name] for name in ENTRY_FIELDS if name in entry} for entry in log_entries],
-        "outcome": outcome,
+        "time_control": time_control,
+        "house": match.house,
+        "actions": [
+            {"kind": "move"} | {name: entry[name] for name in ENTRY_FIELDS if name in entry} for entry in log_entries
+        ],
+        "outcome": dict(outcome),
     }
 
 
@@ -261,7 +278,8 @@ class ReplayRejected(Exception):
 
     Codes: ``malformed``, ``unsigned``, ``unknown_key``, ``bad_signature``,
     ``seed_commitment``, ``unknown_game``, ``options``, ``version_sequence``,
-    ``illegal_action``, ``events_differ``, ``not_finished``, ``outcome_differs``.
+    ``illegal_action``, ``auto_differs``, ``events_differ``, ``after_end``, ``not_finished``,
+    ``outcome_differs``.
     ``version`` is the state version at which the difference shows, when there is one.
     """
 
@@ -303,7 +321,7 @@ _REQUIRED: dict[str, type | tuple[type, ...]] = {
     "actions": list,
     "outcome": dict,
 }
-_ENTRY_REQUIRED: dict[str, type] = {"version": int, "seat": int, "action": dict, "events": list}
+_ENTRY_REQUIRED: dict[str, type] = {"version": int, "seat": int, "events": list}
 
 
 def verify(document: Any, keys: TrustedKeys | None) -> Verified:
@@ -341,10 +359,11 @@ def _check_shape(document: Any) -> None:
             raise ReplayRejected(
                 "malformed", f"member {name!r} is missing or not a {getattr(kind, '__name__', kind)}"
             )
-    if document["format"] != FORMAT or document["format_version"] != FORMAT_VERSION:
+    if document["format"] != FORMAT or document["format_version"] not in READABLE_VERSIONS:
         raise ReplayRejected(
             "malformed",
-            f"not a {FORMAT} version {FORMAT_VERSION} document: {document['format']!r} {document['format_version']!r}",
+            f"not a {FORMAT} document of version {' or '.join(map(str, READABLE_VERSIONS))}: "
+            f"{document['format']!r} {document['format_version']!r}",
         )
     if len(document["seed"]) != 64 or any(c not in "0123456789abcdef" for c in document["seed"]):
         raise ReplayRejected("malformed", "the seed is not 64 lowercase hex digits")
@@ -355,6 +374,11 @@ def _check_shape(document: Any) -> None:
         ):
             raise ReplayRejected(
                 "malformed", f"actions[{index}] lacks one of {sorted(_ENTRY_REQUIRED)} or has a wrong type"
+            )
+        kind = entry.get("kind", "move")
+        if kind not in KINDS or (entry.get("action") is None) != (kind in ENDING_KINDS):
+            raise ReplayRejected(
+                "malformed", f"actions[{index}] has kind {kind!r} with action {entry.get('action')!r}"
             )
 
 
@@ -393,6 +417,7 @@ def _replay(game: Game, document: dict[str, Any]) -> None:
     rng = Rng(seed)
     state = game.setup(players, resolved, rng)
     position = rng.position()
+    ended: dict[str, Any] | None = None
     for expected_version, entry in enumerate(document["actions"], start=1):
         if entry["version"] != expected_version:
             raise ReplayRejected(
@@ -400,7 +425,15 @@ def _replay(game: Game, document: dict[str, Any]) -> None:
                 f"entry {expected_version} claims version {entry['version']}",
                 expected_version,
             )
+        kind = entry.get("kind", "move")
+        if ended is not None:
+            raise ReplayRejected("after_end", f"an entry of kind {kind} follows the end of the match", expected_version)
+        if kind in ENDING_KINDS:
+            ended = _check_ending(game, state, players, entry, kind, expected_version)
+            continue
         rng = Rng(seed, position)
+        if kind == "auto":
+            _check_auto(game, state, entry, rng, expected_version)
         try:
             state, events = game.apply(state, entry["seat"], entry["action"], rng)
         except EngineError as exc:
@@ -425,13 +458,40 @@ def _replay(game: Game, document: dict[str, Any]) -> None:
             "version_sequence",
             f"the replay claims final version {document['version']} after {len(document['actions'])} actions",
         )
-    outcome = game.outcome(state)
+    outcome = game.outcome(state) if ended is None else ended_outcome(game, players, ended)
     if outcome is None:
         raise ReplayRejected(
             "not_finished", f"after every action seats {game.to_act(state)} still owe a decision"
         )
     if outcome != document["outcome"]:
         raise ReplayRejected("outcome_differs", f"replaying gives {orjson.dumps(outcome).decode()}")
+
+
+def _check_auto(game: Game, state: Any, entry: dict[str, Any], rng: Rng, version: int) -> None:
+    """An ``auto`` entry's action must be the referee's draw: the match's stream picks one
+    of the seat's legal actions at that point (then the same stream applies it)."""
+    if entry["seat"] not in game.to_act(state):
+        raise ReplayRejected("auto_differs", f"seat {entry['seat']} owed no decision to time out on", version)
+    drawn = auto_action(game, state, entry["seat"], rng)
+    if drawn != entry["action"]:
+        raise ReplayRejected(
+            "auto_differs", f"the random legal action for seat {entry['seat']} is {drawn}, not {entry['action']}", version
+        )
+
+
+def _check_ending(
+    game: Game, state: Any, players: int, entry: dict[str, Any], kind: str, version: int
+) -> dict[str, Any]:
+    """A ``timeout``, ``resign`` or ``abort`` entry ends the match without changing its state:
+    its seat is a seat of the match (one that owed a decision, for a timeout), and only the
+    first entry may be an abort. Returns how the match ended."""
+    seat = entry["seat"]
+    if not 0 <= seat < players or kind == "timeout" and seat not in game.to_act(state) or kind == "abort" and version != 1:
+        raise ReplayRejected("illegal_action", f"seat {seat} cannot {kind} here", version)
+    expected = [{"type": ENDING_EVENTS[kind], "seat": seat}]
+    if entry["events"] != expected:
+        raise ReplayRejected("events_differ", _first_event_difference(expected, entry["events"]), version)
+    return {"reason": ENDING_KINDS[kind], "seat": seat}
 
 
 def _first_event_difference(replayed: list[Any], recorded: list[Any]) -> str:

@@ -1,13 +1,15 @@
 """Shared fixtures: the stores, apps over each, and hypothesis profiles.
 
 ``store_kind`` is ``embedded`` (the SQLite file store, the default of ``referee serve``, in a
-temporary folder) or ``redis``; store-level tests also run on ``memory`` and ``file``. Every
+temporary folder), ``redis`` or ``cluster`` (a real three-master Redis Cluster started for the
+session, see tests/support/cluster.py); store-level tests also run on ``memory`` and ``file``. Every
 process started by a test without its own ``REFEREE_DB_PATH`` writes into this session's
 temporary folder, never into the user's data folder.
 
 Redis tests use database 15 of ``REFEREE_TEST_REDIS_URL`` (default
 ``redis://127.0.0.1:6379/15``). Without a reachable Redis they are skipped, unless
-``REFEREE_REQUIRE_REDIS=1`` (as in CI), which makes a missing Redis fail the run.
+``REFEREE_REQUIRE_REDIS=1`` (as in CI), which makes a missing Redis fail the run. The same
+holds for the cluster when ``redis-server`` or ``redis-cli`` is missing.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import redis
 from hypothesis import HealthCheck, settings
 
 from service.store import FileStore, MatchStore, MemoryStore, RedisStore
+from tests.support import cluster
 
 settings.register_profile("default", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
@@ -38,9 +41,7 @@ def redis_available() -> bool:
 @pytest.fixture(scope="session")
 def redis_url() -> str:
     if not redis_available():
-        if os.environ.get("REFEREE_REQUIRE_REDIS") == "1":
-            pytest.fail(f"REFEREE_REQUIRE_REDIS=1 but no Redis answers at {REDIS_URL}")
-        pytest.skip(f"no Redis at {REDIS_URL}")
+        missing_redis(f"no Redis answers at {REDIS_URL}")
     return REDIS_URL
 
 
@@ -56,7 +57,29 @@ def _session_db_path(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]
         os.environ["REFEREE_DB_PATH"] = previous
 
 
-@pytest.fixture(params=["embedded", "redis"])
+def missing_redis(reason: str) -> None:
+    """Skip, or fail the run when CI requires Redis (``REFEREE_REQUIRE_REDIS=1``)."""
+    if os.environ.get("REFEREE_REQUIRE_REDIS") == "1":
+        pytest.fail(f"REFEREE_REQUIRE_REDIS=1 but {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def redis_cluster() -> Iterator[cluster.LocalCluster]:
+    """A three-master Redis Cluster (no replicas) on free ports of 7000-7099, for the session."""
+    if not cluster.tools_available():
+        missing_redis("redis-server or redis-cli is not installed (needed for the Redis Cluster tests)")
+    local = cluster.LocalCluster(cluster.free_block(3), masters=3).start()
+    yield local
+    local.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_cluster_url(redis_cluster: cluster.LocalCluster) -> str:
+    return redis_cluster.url
+
+
+@pytest.fixture(params=["embedded", "redis", "cluster"])
 def store_kind(request: pytest.FixtureRequest) -> str:
     return request.param
 
@@ -69,6 +92,8 @@ def store(store_kind: str, request: pytest.FixtureRequest, tmp_path) -> Iterator
         file_store = FileStore(tmp_path / "matches.sqlite3")
         yield file_store
         file_store.close()
+    elif store_kind == "cluster":
+        yield RedisStore.from_url(request.getfixturevalue("redis_cluster_url"), cluster=True)
     else:
         yield RedisStore.from_url(request.getfixturevalue("redis_url"))
 
@@ -76,8 +101,9 @@ def store(store_kind: str, request: pytest.FixtureRequest, tmp_path) -> Iterator
 @pytest.fixture
 def app_config(store_kind: str, request: pytest.FixtureRequest, tmp_path) -> dict[str, str]:
     url = request.getfixturevalue("redis_url") if store_kind == "redis" else ""
+    cluster_url = request.getfixturevalue("redis_cluster_url") if store_kind == "cluster" else ""
     return {
-        "REDIS_URL": url, "REFEREE_STORE": "file", "REFEREE_DB_PATH": str(tmp_path / "matches.sqlite3"),
+        "REDIS_URL": url, "REDIS_CLUSTER_URL": cluster_url, "REFEREE_STORE": "file", "REFEREE_DB_PATH": str(tmp_path / "matches.sqlite3"),
         "REFEREE_SECRET": "test-secret", "REFEREE_RATE_LIMIT": "", "REFEREE_ACCESS_LOG": "0",
     }
 

@@ -22,6 +22,17 @@ BAD_VALUES = [
     ("REFEREE_RATE_LIMIT", "lots"),
     ("REFEREE_STORE", "redis"),
     ("REFEREE_REDIS_POLICY_CHECK", "skip"),
+    ("REFEREE_REDIS_WAIT_REPLICAS", "one"),
+    ("REDIS_CLUSTER_URL", "127.0.0.1:7000"),
+    ("REDIS_CLUSTER_URL", "redis://127.0.0.1:7000/3"),
+    ("REFEREE_MATCH_CACHE_SIZE", "-1"),
+    ("REFEREE_MATCH_CACHE_SIZE", "1k"),
+    ("REFEREE_LISTING_WINDOW", "1d"),
+    ("REFEREE_LISTING_WINDOW", "59"),
+    ("REFEREE_STREAM_HEARTBEAT", "15s"),
+    ("REFEREE_STREAM_HEARTBEAT", "0"),
+    ("REFEREE_STREAM_LIMIT", "0"),
+    ("REFEREE_STREAM_LIMIT", "many"),
 ]
 
 
@@ -42,12 +53,13 @@ def test_good_values_are_read() -> None:
         {
             "REFEREE_SECRET": "s", "REFEREE_MATCH_TTL": " 3600 ", "REFEREE_MAX_BODY_BYTES": "1000",
             "REFEREE_STORE_TIMEOUT": "0.5", "REFEREE_ACCESS_LOG": "off",
-            "REFEREE_RATE_LIMIT": "",
+            "REFEREE_RATE_LIMIT": "", "REFEREE_MATCH_CACHE_SIZE": "0",
         }
     )
     assert (settings.match_ttl_seconds, settings.max_body_bytes) == (3600, 1000)
     assert settings.store_timeout_seconds == 0.5
     assert settings.access_log is False and settings.rate_limit == ""
+    assert settings.match_cache_size == 0
     assert Settings.from_env({"REFEREE_SECRET": "s", "REFEREE_ACCESS_LOG": "1"}).access_log is True
 
 
@@ -56,6 +68,22 @@ def test_redis_without_a_shared_secret_is_refused() -> None:
         Settings.from_env({"REDIS_URL": "redis://127.0.0.1:6379/0"})
     embedded = Settings.from_env({"REFEREE_STORE": "memory"})
     assert len(embedded.secret) == 64 and embedded.redis_url is None
+
+
+def test_a_cluster_url_selects_the_cluster_client_and_needs_the_shared_secret() -> None:
+    settings = Settings.from_env({"REDIS_CLUSTER_URL": "redis://10.0.0.5:7000", "REFEREE_SECRET": "s"})
+    assert (settings.store_kind, settings.redis_url, settings.redis_cluster) == ("redis", "redis://10.0.0.5:7000", True)
+    assert ServerSettings.from_env({"REDIS_CLUSTER_URL": "redis://10.0.0.5:7000"}).workers == 2
+    with pytest.raises(ConfigError, match="REFEREE_SECRET is not set but REDIS_CLUSTER_URL is"):
+        Settings.from_env({"REDIS_CLUSTER_URL": "redis://10.0.0.5:7000"})
+    with pytest.raises(ConfigError, match="REDIS_URL and REDIS_CLUSTER_URL are both set"):
+        Settings.from_env({"REDIS_URL": "redis://a", "REDIS_CLUSTER_URL": "redis://b:7000", "REFEREE_SECRET": "s"})
+
+
+def test_a_refused_cluster_url_is_not_echoed() -> None:
+    with pytest.raises(ConfigError) as refused:
+        Settings.from_env({"REDIS_CLUSTER_URL": "redis://:hunter2@10.0.0.5:7000/2", "REFEREE_SECRET": "s"})
+    assert "hunter2" not in str(refused.value)
 
 
 def test_the_file_store_keeps_its_secret_beside_the_matches(tmp_path: Path) -> None:

@@ -25,6 +25,24 @@ def test_matches_outlive_the_store_object(tmp_path: Path) -> None:
     assert again.history("durable-1", 0, 10) == [b"e1"]
 
 
+def test_a_file_written_before_base_records_opens_and_gains_the_column(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    old = sqlite3.connect(path)
+    old.executescript(
+        "CREATE TABLE matches (id TEXT PRIMARY KEY, version INTEGER NOT NULL, record BLOB NOT NULL,"
+        " expires_at REAL NOT NULL);"
+        f"INSERT INTO matches VALUES ('old-1', 0, X'7b7d', {2**40});"
+    )
+    old.commit()
+    old.close()
+    store = FileStore(path)
+    loaded = store.load("old-1")
+    assert (loaded.version, loaded.record, loaded.base) == (0, b"{}", None)
+    store.commit("old-1", 0, b"d1", b"e1", 60, base=b"b1")
+    assert store.load("old-1").base == b"b1"
+    assert FileStore(path).load("old-1").base == b"b1", "a second opening finds the column there"
+
+
 def test_the_file_is_in_wal_mode_and_syncs_every_commit(tmp_path: Path) -> None:
     store = FileStore(tmp_path / "m.sqlite3")
     store.create("wal-1", b"v0", 60)

@@ -91,7 +91,7 @@ class ProblemApi(Api):
         headers.update(data.get("headers") or {})
         if status == 422 and "messages" in data:
             body = _problem(400, "invalid_body", "The request does not match the schema; see errors.")
-            body["errors"] = data["messages"]
+            body["errors"] = _string_keys(data["messages"])
         elif status == 400 and "messages" in data:
             body = _problem(400, "invalid_json", "The request body is not valid JSON.")
         elif status == 429:
@@ -105,6 +105,13 @@ class ProblemApi(Api):
             detail = error.description or http.HTTPStatus(status).phrase
             body = _problem(status, _HTTP_CODES.get(status, "http_error"), detail)
         return problem_response(body, headers)
+
+
+def _string_keys(messages: Any) -> Any:
+    """marshmallow's error messages with JSON object keys: it keys a list's errors by index."""
+    if isinstance(messages, dict):
+        return {str(key): _string_keys(value) for key, value in messages.items()}
+    return messages
 
 
 _EXAMPLE_CODES = {

@@ -1,4 +1,4 @@
-"""Matches: create, read, act, validate, legal actions, history.
+"""Matches: create, read, act, validate, legal actions, history, resign, abort.
 
 Seats act with ``Authorization: Bearer <seat token>``; without it the caller is a spectator
 and may only read. What an answer shows depends on who asks, so every answer varies with
@@ -22,6 +22,8 @@ from schemas import (
     HistoryQuerySchema,
     HistorySchema,
     LegalActionsSchema,
+    ListMatchesQuerySchema,
+    MatchListSchema,
     MatchSchema,
     ValidationResultSchema,
 )
@@ -44,7 +46,9 @@ _CACHING = {"Cache-Control": "Cache-Control", "Vary": "Vary"}
 """Every answer of this blueprint says who may keep it (:func:`cache_policy`)."""
 
 
-_SEAT_ONLY = {"matches.legal_actions", "matches.submit_action", "matches.validate_action"}
+_SEAT_ONLY = {
+    "matches.legal_actions", "matches.submit_action", "matches.validate_action", "matches.resign", "matches.abort",
+}
 
 
 @blp.before_request
@@ -94,9 +98,26 @@ def json_response(body: dict[str, Any], headers: dict[str, str] | None = None) -
 @blp.doc(operationId="createMatch", security=[{}])
 def create_match(body: dict[str, Any]) -> dict[str, Any]:
     """Create a match; the answer holds each seat's bearer token (shown only here)."""
-    created = referee().create_match(body["game"], body["players"], body["options"], body.get("seed"))
+    created = referee().create_match(
+        body["game"], body["players"], body["options"], body.get("seed"), body.get("clock"), body["house"]
+    )
     metrics.MATCHES_CREATED.labels(created["game"]).inc()
     return created
+
+
+@blp.route("")
+@blp.arguments(ListMatchesQuerySchema(), location="query")
+@blp.response(200, MatchListSchema, headers=_CACHING, example=examples.MATCH_LIST)
+@blp.alt_response(
+    400, response="BAD_REQUEST", description="`invalid_body`: a bad `status`, `limit` or `cursor`.",
+)
+@blp.alt_response(404, response="NOT_FOUND", description="`unknown_game`: no game with the id in `game`.")
+@blp.doc(operationId="listMatches", security=[{}])
+def list_matches(query: dict[str, Any]) -> Response:
+    """List matches updated recently (active and recently ended), the most recently updated first."""
+    return json_response(
+        referee().list_matches(query.get("game"), query.get("status"), query.get("cursor"), query["limit"])
+    )
 
 
 @blp.route("/<match_id>")
@@ -161,6 +182,33 @@ def submit_action(body: dict[str, Any], match_id: str) -> Any:
 def validate_action(body: dict[str, Any], match_id: str) -> dict[str, Any]:
     """Check whether an action would be accepted now, with the reason if not; changes nothing."""
     return referee().validate(match_id, bearer_token(), body["state_token"], body["action"])
+
+
+@blp.route("/<match_id>/resign", methods=["POST"])
+@blp.response(200, ActionResultSchema, headers=_CACHING, example=examples.RESIGNED)
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.alt_response(409, response="CONFLICT", description="`match_over`: the match has already ended.")
+@blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+@blp.doc(operationId="resignMatch", security=_SEAT_AUTH)
+def resign(match_id: str) -> Response:
+    """Resign the caller's seat (no body): it is ranked last; in a cooperative game the table loses."""
+    return json_response(referee().resign(match_id, bearer_token()))
+
+
+@blp.route("/<match_id>/abort", methods=["POST"])
+@blp.response(200, MatchSchema, headers=_CACHING, example=examples.ABORTED)
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.alt_response(
+    409, response="CONFLICT",
+    description="`match_started`: someone has moved (resign instead); `match_over`: the match has ended.",
+)
+@blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+@blp.doc(operationId="abortMatch", security=_SEAT_AUTH)
+def abort(match_id: str) -> Response:
+    """Call off a match nobody has moved in yet (any seat, no body): no outcome, the seed is revealed."""
+    return json_response(referee().abort(match_id, bearer_token()))
 
 
 @blp.route("/<match_id>/history")

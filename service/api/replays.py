@@ -30,7 +30,10 @@ def signer() -> ReplaySigner:
 @blp.route("/matches/<match_id>/replay")
 @blp.response(200, ReplaySchema, example=examples.REPLAY)
 @blp.alt_response(404, response="NOT_FOUND")
-@blp.alt_response(409, response="CONFLICT", description="`match_not_finished`: the match is still running.")
+@blp.alt_response(
+    409, response="CONFLICT",
+    description="`match_not_finished`: the match is still running; `match_aborted`: it was aborted (no replay).",
+)
 @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
 @blp.doc(operationId="getReplay", security=_PUBLIC)
 def get_replay(match_id: str) -> Response:
@@ -39,8 +42,8 @@ def get_replay(match_id: str) -> Response:
     Check it offline with `referee verify FILE --key <the key from /v1/keys>`; docs/replay.md
     specifies the format and how to re-adjudicate it in any language.
     """
-    match, game, entries = referee().finished_log(match_id)
-    return json_response(signer().sign(build_document(match, game, entries)))
+    match, game, outcome, entries = referee().finished_log(match_id)
+    return json_response(signer().sign(build_document(match, game, outcome, entries)))
 
 
 @blp.route("/keys")

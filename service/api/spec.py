@@ -47,6 +47,14 @@ HEADERS: dict[str, dict[str, Any]] = {
         "`Idempotency-Key`: nothing was done again.",
         "schema": {"type": "string", "enum": ["true"]},
     },
+    "Stream-Cache-Control": {
+        "description": "`no-store`: a stream is never kept by a cache.",
+        "schema": {"type": "string", "enum": ["no-store"]},
+    },
+    "X-Accel-Buffering": {
+        "description": "`no`: tells a proxy (nginx) to pass each event on at once.",
+        "schema": {"type": "string", "enum": ["no"]},
+    },
     "Allow": {
         "description": "The methods the route answers.",
         "schema": {"type": "string"},
@@ -73,6 +81,21 @@ PARAMETERS: dict[str, dict[str, Any]] = {
         "required": False,
         "description": "The `ETag` you hold: the answer is 304 with no body while it is current.",
         "schema": {"type": "string"},
+    },
+    "Last-Event-ID": {
+        "in": "header",
+        "name": "Last-Event-ID",
+        "required": False,
+        "description": "The last version received: the stream resumes with the next one (EventSource "
+        "sends it when it reconnects).",
+        "schema": {"type": "string", "pattern": "^(0|[1-9][0-9]{0,15})$"},
+    },
+    "last_event_id": {
+        "in": "query",
+        "name": "last_event_id",
+        "required": False,
+        "description": "`Last-Event-ID` for a client that cannot set headers (the header wins).",
+        "schema": {"type": "integer", "minimum": 0},
     },
     "Idempotency-Key": {
         "in": "header",

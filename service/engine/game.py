@@ -35,7 +35,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypedDict
 
-from service.engine.actions import ActionShapes
+from service.engine.actions import ActionShapes, is_listed
 from service.engine.errors import IllegalAction, InvalidOptions, NotYourTurn
 from service.engine.rng import Rng
 
@@ -237,14 +237,21 @@ class Game(abc.ABC):
     def check(self, state: State, seat: int, action: Action) -> None:
         """Raise unless ``action`` is legal for ``seat`` now.
 
-        The action's shape is checked against its type's schema first, so the membership
-        test below never takes ``true`` for ``1`` or ``17.0`` for ``17``.
+        An action that is exactly one of the listed legal ones, JSON types included, is
+        accepted at once: listed actions have their type's shape (``tests/test_game_shapes.py``
+        checks every one met in play), so the schema check could only agree, and it costs
+        several times the lookup. Any other action's shape is checked against its type's
+        schema before the membership test, so that test never takes ``true`` for ``1`` or
+        ``17.0`` for ``17``, and a malformed action is told what is wrong with it.
         """
         to_act = self.to_act(state)
         if seat not in to_act:
             raise NotYourTurn(seat, to_act)
+        legal = self.legal_actions(state, seat)
+        if is_listed(action, legal):
+            return
         self.action_shapes.check(action)
-        if action in self.legal_actions(state, seat):
+        if action in legal:
             return
         raise self.explain(state, seat, action)
 

@@ -6,6 +6,10 @@ from pathlib import Path
 
 from service.store.base import (
     CommitResult,
+    Listed,
+    ListedMatch,
+    ListFilter,
+    ListPosition,
     Loaded,
     MatchDamaged,
     MatchStore,
@@ -24,16 +28,23 @@ def open_store(
     kind: str,
     *,
     redis_url: str | None = None,
+    redis_cluster: bool = False,
+    redis_wait_replicas: int = 0,
     db_path: Path | None = None,
     timeout: float = 2.0,
     check_redis_policy: bool = True,
+    listing_window: int = 24 * 3600,
 ) -> MatchStore:
-    """The store the settings ask for: ``redis`` at ``redis_url`` (refusing an evicting
-    Redis unless told not to check), ``file`` at ``db_path``, or ``memory``."""
+    """The store the settings ask for: ``redis`` at ``redis_url`` (a Redis Cluster when
+    ``redis_cluster``; refusing an evicting Redis unless told not to check), ``file`` at
+    ``db_path``, or ``memory``. ``listing_window`` is how long the Redis listing index keeps an
+    entry (seconds)."""
     if kind == "redis":
         if not redis_url:
             raise ValueError("the redis store needs a URL")
-        store = RedisStore.from_url(redis_url, timeout)
+        store = RedisStore.from_url(
+            redis_url, timeout, cluster=redis_cluster, replica_acks=redis_wait_replicas, listing_window=listing_window
+        )
         if check_redis_policy:
             store.check_eviction_policy()
         return store
@@ -48,6 +59,10 @@ __all__ = [
     "EMBEDDED_KINDS",
     "CommitResult",
     "FileStore",
+    "ListFilter",
+    "ListPosition",
+    "Listed",
+    "ListedMatch",
     "Loaded",
     "MatchDamaged",
     "MatchStore",

@@ -1,26 +1,46 @@
--- Compare-and-set one move of one match, atomically.
--- KEYS[1] match hash {v = version, d = record}   KEYS[2] action log (list)
+-- Compare-and-set one move of one match, atomically; on a refusal, answer the match as a
+-- load would have (etcd's put-or-get), so a referee that committed on a cached record
+-- re-checks its move without another round trip.
+-- KEYS[1] match hash {v = version, d = record, b = base record}   KEYS[2] action log (list)
 -- KEYS[3] idempotency hash {key = version it produced}, shared by the match's keyed moves
+-- KEYS[4] channel the new version is published on (a key, so that a cluster routes it with
+--         the match: sharded pub/sub stays in the match's shard)
 -- ARGV[1] expected version   ARGV[2] new record   ARGV[3] log entry
 -- ARGV[4] time to live (s)   ARGV[5] idempotency key to remember, or ''
--- ARGV[6] channel to publish the new version on
--- Returns {1, new_version} when committed, {0, current_version} when the version moved
--- on, {0, -1} when the match does not exist, {-1, current_version} when the log does not
--- have one entry per version (keys evicted): such a match is never continued.
+-- ARGV[6] '1' to publish with SPUBLISH (Redis Cluster), '' for PUBLISH (a single Redis)
+-- ARGV[7] new base record, or ''
+-- Returns {1, new_version} when committed; {0, current_version, record, produced, base} when the
+-- version moved on or the idempotency key already produced a version (produced: that
+-- version, or false); {0, -1} when the match does not exist; {-1, current_version} when
+-- the log does not have one entry per version (keys evicted): such a match is never
+-- continued.
 local current = redis.call('HGET', KEYS[1], 'v')
 if not current then
   return {0, -1}
 end
 current = tonumber(current)
-if current ~= tonumber(ARGV[1]) then
-  return {0, current}
+local log_length = redis.call('LLEN', KEYS[2])
+local produced = false
+if ARGV[5] ~= '' then
+  produced = redis.call('HGET', KEYS[3], ARGV[5])
 end
-if redis.call('LLEN', KEYS[2]) ~= current then
+if current ~= tonumber(ARGV[1]) or produced then
+  -- The answer stands for a load, so it refuses a damaged match as a load does.
+  if log_length < current then
+    return {-1, current}
+  end
+  local stored = redis.call('HMGET', KEYS[1], 'd', 'b')
+  return {0, current, stored[1], produced, stored[2]}
+end
+if log_length ~= current then
   return {-1, current}
 end
 local new_version = current + 1
 local ttl = tonumber(ARGV[4])
 redis.call('HSET', KEYS[1], 'v', new_version, 'd', ARGV[2])
+if ARGV[7] ~= '' then
+  redis.call('HSET', KEYS[1], 'b', ARGV[7])
+end
 redis.call('RPUSH', KEYS[2], ARGV[3])
 if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[5], new_version)
@@ -28,5 +48,9 @@ end
 redis.call('EXPIRE', KEYS[1], ttl)
 redis.call('EXPIRE', KEYS[2], ttl)
 redis.call('EXPIRE', KEYS[3], ttl)
-redis.call('PUBLISH', ARGV[6], new_version)
+if ARGV[6] == '1' then
+  redis.call('SPUBLISH', KEYS[4], new_version)
+else
+  redis.call('PUBLISH', KEYS[4], new_version)
+end
 return {1, new_version}

@@ -26,9 +26,10 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
-from service.store.base import CommitResult, Loaded, StoreUnavailable
+from service.store.base import CommitResult, ListedMatch, ListFilter, Listed, ListPosition, Loaded, StoreUnavailable
 
 log = logging.getLogger("referee.store")
 
@@ -37,7 +38,8 @@ CREATE TABLE IF NOT EXISTS matches (
     id TEXT PRIMARY KEY,
     version INTEGER NOT NULL,
     record BLOB NOT NULL,
-    expires_at REAL NOT NULL
+    expires_at REAL NOT NULL,
+    base BLOB
 );
 CREATE INDEX IF NOT EXISTS matches_by_expiry ON matches (expires_at);
 CREATE TABLE IF NOT EXISTS moves (
@@ -46,6 +48,19 @@ CREATE TABLE IF NOT EXISTS moves (
     entry BLOB NOT NULL,
     PRIMARY KEY (match_id, idx)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS listing (
+    match_id TEXT PRIMARY KEY,
+    game TEXT NOT NULL,
+    status TEXT NOT NULL,
+    updated_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS listing_by_update ON listing (updated_ms, match_id);
+CREATE INDEX IF NOT EXISTS listing_by_game ON listing (game, updated_ms, match_id);
+CREATE TABLE IF NOT EXISTS due (
+    match_id TEXT PRIMARY KEY,
+    due_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS due_by_time ON due (due_ms);
 CREATE TABLE IF NOT EXISTS idempotency (
     match_id TEXT NOT NULL,
     key TEXT NOT NULL,
@@ -87,6 +102,12 @@ class FileStore:
         self._connection: sqlite3.Connection | None = None
         self._pid = 0
         self._next_sweep = 0.0
+        self._listeners: list[Callable[[str, int], None]] = []
+
+    def on_commit(self, listener: Callable[[str, int], None]) -> None:
+        """Call ``listener(match_id, version)`` after each commit of this process
+        (:mod:`service.streams`; other processes' commits show in :meth:`data_version`)."""
+        self._listeners.append(listener)
 
     # -- connection ------------------------------------------------------------------------
 
@@ -101,8 +122,21 @@ class FileStore:
         connection.execute("PRAGMA journal_mode = WAL")
         connection.execute("PRAGMA synchronous = FULL")
         connection.executescript(_SCHEMA)
+        self._add_base_column(connection)
         self._connection, self._pid = connection, os.getpid()
         return connection
+
+    @staticmethod
+    def _add_base_column(connection: sqlite3.Connection) -> None:
+        """A file written before records were stored as deltas has no ``base`` column: add
+        it (a column that defaults to NULL: no row is rewritten, the file stays readable)."""
+        columns = {row[1] for row in connection.execute("PRAGMA table_info(matches)")}
+        if "base" not in columns:
+            try:
+                connection.execute("ALTER TABLE matches ADD COLUMN base BLOB")
+            except sqlite3.OperationalError:
+                if "base" not in {row[1] for row in connection.execute("PRAGMA table_info(matches)")}:
+                    raise
 
     @contextmanager
     def _transaction(self, write: bool) -> Iterator[sqlite3.Connection]:
@@ -129,15 +163,30 @@ class FileStore:
                 raise
 
     @staticmethod
-    def _live_version(connection: sqlite3.Connection, match_id: str, now: float) -> tuple[int, bytes] | None:
+    def _live_version(connection: sqlite3.Connection, match_id: str, now: float) -> Loaded | None:
+        """The live match's version, record and base (no idempotency key looked up)."""
         row = connection.execute(
-            "SELECT version, record FROM matches WHERE id = ? AND expires_at > ?", (match_id, now)
+            "SELECT version, record, base FROM matches WHERE id = ? AND expires_at > ?", (match_id, now)
         ).fetchone()
-        return (int(row[0]), bytes(row[1])) if row else None
+        return Loaded(int(row[0]), bytes(row[1]), None, bytes(row[2]) if row[2] is not None else None) if row else None
+
+    @staticmethod
+    def _set_due(connection: sqlite3.Connection, match_id: str, due_ms: int | None) -> None:
+        if due_ms is None:
+            connection.execute("DELETE FROM due WHERE match_id = ?", (match_id,))
+        else:
+            connection.execute(
+                "INSERT INTO due (match_id, due_ms) VALUES (?, ?) "
+                "ON CONFLICT (match_id) DO UPDATE SET due_ms = excluded.due_ms",
+                (match_id, due_ms),
+            )
 
     @staticmethod
     def _delete(connection: sqlite3.Connection, match_ids: list[str]) -> None:
-        for table, column in (("moves", "match_id"), ("idempotency", "match_id"), ("matches", "id")):
+        for table, column in (
+            ("moves", "match_id"), ("idempotency", "match_id"), ("listing", "match_id"), ("due", "match_id"),
+            ("matches", "id"),
+        ):
             connection.executemany(f"DELETE FROM {table} WHERE {column} = ?", [(m,) for m in match_ids])
 
     def _sweep(self, connection: sqlite3.Connection, now: float) -> None:
@@ -157,7 +206,17 @@ class FileStore:
 
     # -- the store interface ---------------------------------------------------------------
 
-    def create(self, match_id: str, record: bytes, ttl: int) -> bool:
+    @staticmethod
+    def _list(connection: sqlite3.Connection, match_id: str, listed: Listed | None) -> None:
+        if listed is not None:
+            connection.execute(
+                "INSERT OR REPLACE INTO listing (match_id, game, status, updated_ms) VALUES (?, ?, ?, ?)",
+                (match_id, listed.game, listed.status, listed.updated_ms),
+            )
+
+    def create(
+        self, match_id: str, record: bytes, ttl: int, listed: Listed | None = None, due_ms: int | None = None
+    ) -> bool:
         now = self._clock()
         with self._transaction(write=True) as connection:
             self._sweep(connection, now)
@@ -168,7 +227,19 @@ class FileStore:
                 "INSERT INTO matches (id, version, record, expires_at) VALUES (?, 0, ?, ?)",
                 (match_id, record, now + ttl),
             )
+            self._list(connection, match_id, listed)
+            self._set_due(connection, match_id, due_ms)
             return True
+
+    @staticmethod
+    def _produced(connection: sqlite3.Connection, match_id: str, idempotency_key: str | None) -> int | None:
+        """The version ``idempotency_key`` produced, if it was used."""
+        if not idempotency_key:
+            return None
+        row = connection.execute(
+            "SELECT version FROM idempotency WHERE match_id = ? AND key = ?", (match_id, idempotency_key)
+        ).fetchone()
+        return int(row[0]) if row else None
 
     def load(self, match_id: str, idempotency_key: str | None = None) -> Loaded | None:
         now = self._clock()
@@ -176,13 +247,7 @@ class FileStore:
             live = self._live_version(connection, match_id, now)
             if live is None:
                 return None
-            produced = None
-            if idempotency_key is not None:
-                row = connection.execute(
-                    "SELECT version FROM idempotency WHERE match_id = ? AND key = ?", (match_id, idempotency_key)
-                ).fetchone()
-                produced = int(row[0]) if row else None
-            return Loaded(live[0], live[1], produced)
+            return replace(live, idempotent_version=self._produced(connection, match_id, idempotency_key))
 
     def commit(
         self,
@@ -192,18 +257,22 @@ class FileStore:
         log_entry: bytes,
         ttl: int,
         idempotency_key: str | None = None,
+        base: bytes | None = None,
+        listed: Listed | None = None,
+        due_ms: int | None = None,
     ) -> CommitResult:
         now = self._clock()
         with self._transaction(write=True) as connection:
             live = self._live_version(connection, match_id, now)
             if live is None:
                 return CommitResult(False, -1)
-            if live[0] != expected_version:
-                return CommitResult(False, live[0])
+            produced = self._produced(connection, match_id, idempotency_key)
+            if live.version != expected_version or produced is not None:
+                return CommitResult(False, live.version, replace(live, idempotent_version=produced))
             new_version = expected_version + 1
             connection.execute(
-                "UPDATE matches SET version = ?, record = ?, expires_at = ? WHERE id = ?",
-                (new_version, record, now + ttl, match_id),
+                "UPDATE matches SET version = ?, record = ?, base = coalesce(?, base), expires_at = ? WHERE id = ?",
+                (new_version, record, base, now + ttl, match_id),
             )
             connection.execute(
                 "INSERT INTO moves (match_id, idx, entry) VALUES (?, ?, ?)", (match_id, expected_version, log_entry)
@@ -213,7 +282,11 @@ class FileStore:
                     "INSERT OR REPLACE INTO idempotency (match_id, key, version) VALUES (?, ?, ?)",
                     (match_id, idempotency_key, new_version),
                 )
-            return CommitResult(True, new_version)
+            self._list(connection, match_id, listed)
+            self._set_due(connection, match_id, due_ms)
+        for listener in self._listeners:
+            listener(match_id, new_version)
+        return CommitResult(True, new_version)
 
     def history(self, match_id: str, start: int, stop: int) -> list[bytes]:
         stop = min(stop, _MAX_INDEX)
@@ -231,12 +304,72 @@ class FileStore:
     def history_length(self, match_id: str) -> int:
         with self._transaction(write=False) as connection:
             live = self._live_version(connection, match_id, self._clock())
-            return live[0] if live else 0
+            return live.version if live else 0
+
+    def list_matches(
+        self, which: ListFilter, after: ListPosition | None, count: int
+    ) -> tuple[list[ListedMatch], ListPosition | None]:
+        conditions, values = ["l.updated_ms >= ?", "m.expires_at > ?"], [which.since_ms, self._clock()]
+        if which.game is not None:
+            conditions.append("l.game = ?")
+            values.append(which.game)
+        if which.status is not None:
+            conditions.append("l.status = ?")
+            values.append(which.status)
+        if after is not None:
+            conditions.append("(l.updated_ms, l.match_id) < (?, ?)")
+            values += [after.updated_ms, after.match_id]
+        with self._transaction(write=False) as connection:
+            rows = connection.execute(
+                "SELECT l.match_id, l.updated_ms, m.version, m.record, m.base FROM listing l "
+                f"JOIN matches m ON m.id = l.match_id WHERE {' AND '.join(conditions)} "
+                "ORDER BY l.updated_ms DESC, l.match_id DESC LIMIT ?",
+                (*values, count + 1),
+            ).fetchall()
+        page = [
+            ListedMatch(ListPosition(int(r[1]), r[0]), int(r[2]), bytes(r[3]), bytes(r[4]) if r[4] is not None else None)
+            for r in rows[:count]
+        ]
+        return page, page[-1].position if len(rows) > count else None
+
+    def data_version(self) -> int:
+        """SQLite's ``data_version`` of this process's connection: it changes when another
+        connection (another process) commits, so one cheap read says whether to look."""
+        with self._transaction(write=False) as connection:
+            return int(connection.execute("PRAGMA data_version").fetchone()[0])
+
+    def versions(self, match_ids: list[str]) -> dict[str, int]:
+        """The current version of each live match of ``match_ids``."""
+        now, found = self._clock(), {}
+        with self._transaction(write=False) as connection:
+            for start in range(0, len(match_ids), 500):
+                chunk = match_ids[start : start + 500]
+                rows = connection.execute(
+                    f"SELECT id, version FROM matches WHERE expires_at > ? AND id IN ({','.join('?' * len(chunk))})",
+                    (now, *chunk),
+                )
+                found.update((row[0], int(row[1])) for row in rows)
+        return found
 
     def ping(self) -> None:
         """Take and release the write lock: fails while the file cannot be written."""
         with self._transaction(write=True):
             pass
+
+    def due(self, now_ms: int, limit: int) -> list[tuple[str, int]]:
+        with self._transaction(write=False) as connection:
+            rows = connection.execute(
+                "SELECT match_id, due_ms FROM due WHERE due_ms <= ? ORDER BY due_ms LIMIT ?", (now_ms, limit)
+            )
+            return [(row[0], int(row[1])) for row in rows]
+
+    def reschedule(self, match_id: str, seen_ms: int, due_ms: int | None) -> None:
+        now = self._clock()
+        with self._transaction(write=True) as connection:
+            row = connection.execute("SELECT due_ms FROM due WHERE match_id = ?", (match_id,)).fetchone()
+            if row is not None and int(row[0]) == seen_ms:
+                live = self._live_version(connection, match_id, now) is not None
+                self._set_due(connection, match_id, due_ms if live else None)
 
     def close(self) -> None:
         """Close this process's connection (tests; a server just exits)."""

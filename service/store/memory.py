@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from service.store.base import CommitResult, Loaded
+from service.store.base import CommitResult, ListedMatch, ListFilter, Listed, ListPosition, Loaded
 
 
 @dataclass
@@ -24,6 +24,8 @@ class _Match:
     expires_at: float
     log: list[bytes] = field(default_factory=list)
     idempotency: dict[str, int] = field(default_factory=dict)
+    base: bytes | None = None
+    listed: Listed | None = None
 
 
 class MemoryStore:
@@ -32,7 +34,19 @@ class MemoryStore:
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         self._matches: dict[str, _Match] = {}
+        self._due: dict[str, int] = {}
         self._lock = threading.Lock()
+        self._listeners: list[Callable[[str, int], None]] = []
+
+    def on_commit(self, listener: Callable[[str, int], None]) -> None:
+        """Call ``listener(match_id, version)`` after each commit (:mod:`service.streams`)."""
+        self._listeners.append(listener)
+
+    def _set_due(self, match_id: str, due_ms: int | None) -> None:
+        if due_ms is None:
+            self._due.pop(match_id, None)
+        else:
+            self._due[match_id] = due_ms
 
     def _live(self, match_id: str) -> _Match | None:
         match = self._matches.get(match_id)
@@ -41,11 +55,14 @@ class MemoryStore:
             return None
         return match
 
-    def create(self, match_id: str, record: bytes, ttl: int) -> bool:
+    def create(
+        self, match_id: str, record: bytes, ttl: int, listed: Listed | None = None, due_ms: int | None = None
+    ) -> bool:
         with self._lock:
             if self._live(match_id) is not None:
                 return False
-            self._matches[match_id] = _Match(0, record, self._clock() + ttl)
+            self._matches[match_id] = _Match(0, record, self._clock() + ttl, listed=listed)
+            self._set_due(match_id, due_ms)
             return True
 
     def load(self, match_id: str, idempotency_key: str | None = None) -> Loaded | None:
@@ -54,7 +71,7 @@ class MemoryStore:
             if match is None:
                 return None
             produced = match.idempotency.get(idempotency_key) if idempotency_key else None
-            return Loaded(match.version, match.record, produced)
+            return Loaded(match.version, match.record, produced, match.base)
 
     def commit(
         self,
@@ -64,20 +81,32 @@ class MemoryStore:
         log_entry: bytes,
         ttl: int,
         idempotency_key: str | None = None,
+        base: bytes | None = None,
+        listed: Listed | None = None,
+        due_ms: int | None = None,
     ) -> CommitResult:
         with self._lock:
             match = self._live(match_id)
             if match is None:
                 return CommitResult(False, -1)
-            if match.version != expected_version:
-                return CommitResult(False, match.version)
+            produced = match.idempotency.get(idempotency_key) if idempotency_key else None
+            if match.version != expected_version or produced is not None:
+                return CommitResult(False, match.version, Loaded(match.version, match.record, produced, match.base))
             match.version += 1
             match.record = record
+            if base is not None:
+                match.base = base
             match.log.append(log_entry)
             match.expires_at = self._clock() + ttl
             if idempotency_key:
                 match.idempotency[idempotency_key] = match.version
-            return CommitResult(True, match.version)
+            if listed is not None:
+                match.listed = listed
+            self._set_due(match_id, due_ms)
+            new_version = match.version
+        for listener in self._listeners:
+            listener(match_id, new_version)
+        return CommitResult(True, new_version)
 
     def history(self, match_id: str, start: int, stop: int) -> list[bytes]:
         with self._lock:
@@ -89,5 +118,39 @@ class MemoryStore:
             match = self._live(match_id)
             return len(match.log) if match else 0
 
+    def list_matches(
+        self, which: ListFilter, after: ListPosition | None, count: int
+    ) -> tuple[list[ListedMatch], ListPosition | None]:
+        with self._lock:
+            entries = sorted(
+                (
+                    ListedMatch(ListPosition(m.listed.updated_ms, match_id), m.version, m.record, m.base)
+                    for match_id in list(self._matches)
+                    if (m := self._live(match_id)) is not None and m.listed is not None
+                    and _passes(m.listed, which)
+                    and (after is None or ListPosition(m.listed.updated_ms, match_id) < after)
+                ),
+                key=lambda entry: entry.position,
+                reverse=True,
+            )
+        page = entries[:count]
+        return page, page[-1].position if len(entries) > count else None
+
     def ping(self) -> None:
         """The embedded store is always reachable."""
+
+    def due(self, now_ms: int, limit: int) -> list[tuple[str, int]]:
+        with self._lock:
+            return sorted(((m, t) for m, t in self._due.items() if t <= now_ms), key=lambda item: item[1])[:limit]
+
+    def reschedule(self, match_id: str, seen_ms: int, due_ms: int | None) -> None:
+        with self._lock:
+            if self._due.get(match_id) == seen_ms:
+                self._set_due(match_id, due_ms if self._live(match_id) is not None else None)
+
+def _passes(listed: Listed, which: ListFilter) -> bool:
+    return (
+        listed.updated_ms >= which.since_ms
+        and which.game in (None, listed.game)
+        and which.status in (None, listed.status)
+    )

@@ -3,18 +3,57 @@
 Keys of one match share the hash tag ``{<match_id>}``, so the Lua compare-and-set touches
 them all on one node, Redis Cluster included::
 
-    m:{id}            hash  v = version, d = record
+    m:{id}            hash  v = version, d = record, b = base record (once a commit wrote one)
     m:{id}:log        list  one entry per committed move (entry i produced version i + 1)
     m:{id}:idem       hash  idempotency key -> the version its move produced
-    channel m:{id}:v  the new version is published on every commit
+    channel m:{id}:v  the new version is published on every commit (SPUBLISH on a cluster,
+                      where it stays in the match's shard; PUBLISH on a single Redis)
+    due:{n}           sorted set, n = crc32(id) mod 16: match id -> when the referee must next
+                      act on it by itself (epoch ms); the sweepers' due index
 
 Every key of a match expires with it: each commit refreshes the time to live of all three.
 A move costs two round trips: one pipelined read (record, log length and idempotency key) and
-one EVALSHA. The log length is read with the record so that a match whose log was evicted
+one pipeline holding the EVALSHA and the listing index's writes; one when the referee's cache
+holds the match at the move's version (:mod:`service.match_cache`): the pipeline alone, whose
+EVALSHA answers the current record when it refuses. On a Redis Cluster
+(:mod:`service.redis_client`) the read and the script go to the match's master, since they
+name keys of one slot only, and the index's writes follow in a cluster pipeline to their own
+shards' masters (one more round trip: redis-py's cluster pipeline carries no script).
+
+The listing index cannot live under the match's hash tag (a listing reads many matches) and
+must not be one key (on a cluster one node would take every commit). It is split by hour of
+the last update and by a shard of the match id, each part its own hash tag::
+
+    ix:{<hour>:<shard>}         sorted set  match id -> last update (epoch ms)
+    ix:<game>:{<hour>:<shard>}  the same, for one game
+
+A part expires ``listing_window`` after its hour ends. A listing walks the hours from the
+newest down and merges their shards. Written beside the compare-and-set rather than in it, an
+entry is a hint: a match updated in several hours sits in each hour's part, and a lost race
+may add one; the referee keeps an entry only while it names the match's last update, and it
+checks the status on the record itself (the index does not keep it).
+
+With ``replica_acks`` (``REFEREE_REDIS_WAIT_REPLICAS``) a create or a commit is acknowledged
+only once that many replicas hold it: ``WAIT`` follows the script in the same pipeline, on the
+same connection to the match's master (``WAIT`` counts the writes of its own connection), so
+it costs no extra round trip, only the replica's reply. A write that no replica confirms in
+time answers 503: it may survive or not, and a retry of the same request finds out (the
+referee answers a retried move from the log, or plays it again if it was lost). The log length is read with the record so that a match whose log was evicted
 apart from its record is never served (:class:`MatchDamaged`). The read is not a MULTI,
 which Redis refuses as a whole when it is out of memory; a commit landing between its
 commands can only make the log longer than the version read, never shorter, so a log
 shorter than the version means entries were lost.
+
+The due index lives in sixteen sorted sets with their own hash tags, so on a cluster they
+spread over the nodes instead of every timed move writing one hot key. On a single Redis a
+create or commit sends its ``ZADD`` in the same pipeline as the script and the listing index's
+writes (still one round trip, also when it waits for replicas); on a cluster the index is on
+other nodes, so the ``ZADD`` follows with the listing index's writes in their own pipeline
+(the round trip a cluster pays for the listing anyway). Being outside
+the match's slot it cannot be part of the script, so it is written even when the
+compare-and-set loses: with ``LT`` it only ever moves an entry earlier, so an entry is never
+later than the match's real due time. A sweeper that finds a match not due yet moves the
+entry to the real time with a compare-and-set on the score (:meth:`RedisStore.reschedule`).
 
 Any error of Redis — unreachable, timed out, or an error reply such as OOM under
 ``noeviction`` or READONLY after a failover — is :class:`StoreUnavailable` (a 503).
@@ -25,15 +64,28 @@ Redis must not evict: :meth:`RedisStore.check_eviction_policy` refuses an evicti
 from __future__ import annotations
 
 import logging
+import time
+import zlib
 from importlib.resources import files
+from typing import Any
 
-import redis
-from redis.backoff import ExponentialWithJitterBackoff
-from redis.exceptions import RedisError
+from redis.cluster import RedisCluster
+from redis.commands.core import Script
+from redis.exceptions import NoScriptError, RedisError
 from redis.exceptions import ResponseError as RedisResponseError
-from redis.retry import Retry
 
-from service.store.base import CommitResult, Loaded, MatchDamaged, StoreMisconfigured, StoreUnavailable
+from service import redis_client
+from service.store.base import (
+    CommitResult,
+    ListedMatch,
+    ListFilter,
+    Listed,
+    ListPosition,
+    Loaded,
+    MatchDamaged,
+    StoreMisconfigured,
+    StoreUnavailable,
+)
 
 log = logging.getLogger("referee.store")
 
@@ -46,6 +98,16 @@ redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
 return 1
 """
 
+_RESCHEDULE = """
+local seen = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not seen or tonumber(seen) ~= tonumber(ARGV[2]) then return 0 end
+if ARGV[3] == '' then redis.call('ZREM', KEYS[1], ARGV[1]) else redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end
+return 1
+"""
+
+#: How many sorted sets the due index is spread over (several per cluster master).
+DUE_SHARDS = 16
+
 #: Redis list indexes are signed 64-bit; no log is longer than this.
 _MAX_INDEX = 2**63 - 1
 
@@ -54,6 +116,15 @@ READY_KEY = "referee:ready"
 
 #: The only ``maxmemory-policy`` that never deletes a match behind the referee's back.
 SAFE_POLICY = "noeviction"
+
+#: Shards of each hour of the listing index: several per master of a Redis Cluster.
+LISTING_SHARDS = 16
+
+#: The time span of one part of the listing index.
+LISTING_BUCKET_MS = 3_600_000
+
+#: Hours of the listing index read per round trip while a listing walks back in time.
+_HOURS_PER_READ = 4
 
 
 def _match_key(match_id: str) -> str:
@@ -68,6 +139,30 @@ def _idem_key(match_id: str) -> str:
     return f"m:{{{match_id}}}:idem"
 
 
+def version_channel(match_id: str) -> str:
+    """The channel each commit of the match publishes its new version on (one function, so
+    the commit and :mod:`service.streams` never disagree)."""
+    return f"m:{{{match_id}}}:v"
+
+
+def listing_key(hour: int, shard: int, game: str | None = None) -> str:
+    """One part of the listing index: an hour (since the epoch) and a shard, of one game or
+    of all."""
+    return f"ix:{{{hour}:{shard}}}" if game is None else f"ix:{game}:{{{hour}:{shard}}}"
+
+
+def listing_shard(match_id: str) -> int:
+    return zlib.crc32(match_id.encode()) % LISTING_SHARDS
+
+
+def due_key(shard: int) -> str:
+    return f"due:{{{shard}}}"
+
+
+def _due_key_of(match_id: str) -> str:
+    return due_key(zlib.crc32(match_id.encode()) % DUE_SHARDS)
+
+
 def _unavailable(exc: Exception) -> StoreUnavailable:
     """The 503 for any Redis failure, with its cause in the log (an error reply such as OOM
     is worth seeing, unlike a routine timeout)."""
@@ -77,27 +172,47 @@ def _unavailable(exc: Exception) -> StoreUnavailable:
 
 
 class RedisStore:
-    """Matches in Redis; safe to share between threads, one per process."""
+    """Matches in one Redis or a Redis Cluster; safe to share between threads, one per
+    process."""
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(
+        self,
+        client: redis_client.Client,
+        replica_acks: int = 0,
+        ack_timeout_ms: int = 500,
+        listing_window: int = 24 * 3600,
+    ) -> None:
         self._redis = client
+        self._listing_window_ms = listing_window * 1000
+        self._cluster = redis_client.is_cluster(client)
+        self._replica_acks = replica_acks
+        self._ack_timeout_ms = ack_timeout_ms
         self._commit = client.register_script(files("service.store").joinpath("commit.lua").read_text())
         self._create = client.register_script(_CREATE)
+        self._reschedule = client.register_script(_RESCHEDULE)
 
     @classmethod
-    def from_url(cls, url: str, timeout: float = 2.0) -> RedisStore:
-        """A client with short timeouts and one quick retry: a dropped connection (Redis
-        restarted) is retried once, a Redis that is down answers 503 within two timeouts.
-        A retried compare-and-set is safe: a second run finds the version moved on, and the
-        referee then finds its own move in the log."""
-        client = redis.Redis.from_url(
-            url,
-            socket_timeout=timeout,
-            socket_connect_timeout=timeout,
-            health_check_interval=30,
-            retry=Retry(ExponentialWithJitterBackoff(base=0.008, cap=0.1), 1),
-        )
-        return cls(client)
+    def from_url(
+        cls,
+        url: str,
+        timeout: float = 2.0,
+        *,
+        cluster: bool = False,
+        replica_acks: int = 0,
+        listing_window: int = 24 * 3600,
+    ) -> RedisStore:
+        """A store over :func:`service.redis_client.connect`, waiting for replicas at most a
+        quarter of ``timeout``. Its one quick retry makes a
+        retried compare-and-set possible, which is safe: a second run finds the version moved
+        on, and the referee then finds its own move in the log."""
+        client = redis_client.connect(url, cluster=cluster, timeout=timeout)
+        # A quarter of the socket timeout: Redis times a WAIT out on its 100 ms cron, late.
+        return cls(client, replica_acks, ack_timeout_ms=max(1, int(timeout * 1000 / 4)), listing_window=listing_window)
+
+    @property
+    def client(self) -> redis_client.Client:
+        """The Redis client (the stream feed opens its pub/sub connection from it)."""
+        return self._redis
 
     def check_eviction_policy(self) -> None:
         """Refuse a Redis that may evict keys: it would delete matches, or parts of them.
@@ -108,7 +223,7 @@ class RedisStore:
         only logged: the service starts and answers 503 until it can.
         """
         try:
-            policy = self._redis.config_get("maxmemory-policy").get("maxmemory-policy")
+            policies = self._policies()
         except RedisResponseError as exc:
             raise StoreMisconfigured(
                 f"cannot read Redis's maxmemory-policy ({exc}). The referee needs "
@@ -118,39 +233,52 @@ class RedisStore:
         except _FAILURES as exc:
             log.warning("could not check Redis's maxmemory-policy at start: %s", exc)
             return
-        if isinstance(policy, bytes):
-            policy = policy.decode()
-        if policy != SAFE_POLICY:
+        wrong = {node: policy for node, policy in policies.items() if policy != SAFE_POLICY}
+        if wrong:
+            where, policy = next(iter(wrong.items()))
             raise StoreMisconfigured(
-                f"Redis's maxmemory-policy is {policy!r}: it deletes keys when memory runs "
+                f"Redis's maxmemory-policy is {policy!r}{where}: it deletes keys when memory runs "
                 f"short, which silently loses matches or parts of them. Set "
                 f"'maxmemory-policy {SAFE_POLICY}' (a full Redis then answers 503 and loses "
                 f"nothing)."
             )
 
-    def create(self, match_id: str, record: bytes, ttl: int) -> bool:
+    def _policies(self) -> dict[str, str]:
+        """``maxmemory-policy`` per master (keyed ``" on host:port"`` on a cluster, where
+        every master must be safe; ``""`` on a single Redis)."""
+        if not self._cluster:
+            return {"": _text(self._redis.config_get("maxmemory-policy").get("maxmemory-policy"))}
+        replies = self._redis.config_get("maxmemory-policy", target_nodes=RedisCluster.PRIMARIES)
+        if len(self._redis.get_primaries()) == 1:
+            replies = {self._redis.get_primaries()[0].name: replies}
+        return {f" on {node}": _text(reply.get("maxmemory-policy")) for node, reply in replies.items()}
+
+    def create(
+        self, match_id: str, record: bytes, ttl: int, listed: Listed | None = None, due_ms: int | None = None
+    ) -> bool:
+        key = _match_key(match_id)
         try:
-            return bool(self._create(keys=[_match_key(match_id)], args=[record, ttl]))
+            return bool(self._write(self._create, [key], [record, ttl], match_id, listed, due_ms))
         except _FAILURES as exc:
             raise _unavailable(exc) from exc
 
     def load(self, match_id: str, idempotency_key: str | None = None) -> Loaded | None:
         try:
             pipe = self._redis.pipeline(transaction=False)
-            pipe.hmget(_match_key(match_id), ["v", "d"])
+            pipe.hmget(_match_key(match_id), ["v", "d", "b"])
             pipe.llen(_log_key(match_id))
             if idempotency_key is not None:
                 pipe.hget(_idem_key(match_id), idempotency_key)
             replies = pipe.execute()
         except _FAILURES as exc:
             raise _unavailable(exc) from exc
-        (version, record), log_length = replies[0], replies[1]
+        (version, record, base), log_length = replies[0], replies[1]
         if version is None or record is None:
             return None
         if int(log_length) < int(version):
             raise MatchDamaged(f"match {match_id} is at version {int(version)} with {log_length} log entries")
         produced = replies[2] if idempotency_key is not None else None
-        return Loaded(int(version), record, int(produced) if produced is not None else None)
+        return Loaded(int(version), record, int(produced) if produced is not None else None, base)
 
     def commit(
         self,
@@ -160,16 +288,139 @@ class RedisStore:
         log_entry: bytes,
         ttl: int,
         idempotency_key: str | None = None,
+        base: bytes | None = None,
+        listed: Listed | None = None,
+        due_ms: int | None = None,
     ) -> CommitResult:
-        keys = [_match_key(match_id), _log_key(match_id), _idem_key(match_id)]
-        args = [expected_version, record, log_entry, ttl, idempotency_key or "", f"{_match_key(match_id)}:v"]
+        keys = [_match_key(match_id), _log_key(match_id), _idem_key(match_id), version_channel(match_id)]
+        args = [expected_version, record, log_entry, ttl, idempotency_key or "", "1" if self._cluster else "", base or ""]
         try:
-            status, version = self._commit(keys=keys, args=args)
+            reply = self._write(self._commit, keys, args, match_id, listed, due_ms)
         except _FAILURES as exc:
             raise _unavailable(exc) from exc
-        if int(status) < 0:
-            raise MatchDamaged(f"match {match_id} is at version {int(version)} with a log of another length")
-        return CommitResult(bool(status), int(version))
+        status, version = int(reply[0]), int(reply[1])
+        if status < 0:
+            raise MatchDamaged(f"match {match_id} is at version {version} with a log of another length")
+        if status == 0 and version >= 0:
+            produced = reply[3]
+            current = Loaded(version, reply[2], int(produced) if produced is not None else None, reply[4])
+            return CommitResult(False, version, current)
+        return CommitResult(bool(status), version)
+
+    def _write(
+        self,
+        script: Script,
+        keys: list[str],
+        args: list,
+        match_id: str,
+        listed: Listed | None,
+        due_ms: int | None = None,
+    ) -> object:
+        """Run a writing script on the keys' master, in one round trip with the listing
+        index's writes for ``listed`` and, with ``replica_acks``, a ``WAIT`` until that many
+        replicas hold the write (``WAIT`` counts the writes of its own connection). On a
+        cluster the script (and ``WAIT``) go in a pipeline to the match's master, since redis-py's
+        cluster pipeline refuses scripts, and the index follows in a cluster pipeline of its
+        own: one more round trip there. A failed index write is logged: the index is a hint.
+        The due index's ``ZADD LT`` for ``due_ms`` goes the same way as the listing's writes (a
+        hint too: a refused write's entry is only early, and the sweeper moves it).
+
+        :raises StoreUnavailable: fewer replicas confirmed the write in time.
+        """
+        waits = bool(self._replica_acks)
+        index_apart = self._cluster
+        client = self._master(keys[0]) if waits or self._cluster else self._redis
+        for attempt in (1, 2):
+            pipe = client.pipeline(transaction=False)
+            pipe.evalsha(script.sha, len(keys), *keys, *args)
+            if waits:
+                pipe.wait(self._replica_acks, self._ack_timeout_ms)
+            if not index_apart:
+                self._hints(pipe, match_id, listed, due_ms)
+            try:
+                reply, *rest = pipe.execute(raise_on_error=False)
+            except _FAILURES:
+                self._forget_slot_map()
+                raise
+            if isinstance(reply, NoScriptError) and attempt == 1:
+                # A restarted Redis, or a promoted replica (scripts are not replicated).
+                client.script_load(script.script)
+                continue
+            if isinstance(reply, Exception):
+                raise reply
+            if waits:
+                acks, *rest = rest
+                if isinstance(acks, Exception):
+                    raise acks
+                if int(acks) < self._replica_acks:
+                    raise StoreUnavailable(
+                        f"{acks} of {self._replica_acks} replicas confirmed the write within "
+                        f"{self._ack_timeout_ms} ms; it may be lost in a failover"
+                    )
+            if index_apart and (listed is not None or due_ms is not None):
+                rest = self._index_apart(match_id, listed, due_ms)
+            failed = [r for r in rest if isinstance(r, Exception)]
+            if failed:
+                log.warning("listing index not updated for match %s: %s", match_id, failed[0])
+            return reply
+        raise AssertionError("unreachable")
+
+    def _index(self, pipe: Any, match_id: str, listed: Listed) -> None:
+        hour = listed.updated_ms // LISTING_BUCKET_MS
+        expires_ms = (hour + 1) * LISTING_BUCKET_MS + self._listing_window_ms
+        shard = listing_shard(match_id)
+        for key in (listing_key(hour, shard), listing_key(hour, shard, listed.game)):
+            pipe.zadd(key, {match_id: listed.updated_ms})
+            pipe.pexpireat(key, expires_ms)
+
+    def _hints(self, pipe: Any, match_id: str, listed: Listed | None, due_ms: int | None) -> None:
+        """The listing index's and the due index's writes for one create or commit."""
+        if listed is not None:
+            self._index(pipe, match_id, listed)
+        if due_ms is not None:
+            pipe.zadd(_due_key_of(match_id), {match_id: due_ms}, lt=True)
+
+    def _index_apart(self, match_id: str, listed: Listed | None, due_ms: int | None = None) -> list:
+        """The indexes' writes in a pipeline of their own; their replies (errors as values)."""
+        pipe = self._redis.pipeline(transaction=False)
+        self._hints(pipe, match_id, listed, due_ms)
+        try:
+            return pipe.execute(raise_on_error=False)
+        except _FAILURES as exc:
+            return [exc]
+
+    def _master(self, key: str) -> redis_client.Client:
+        """A client of the node that serves ``key`` (the store's own on a single Redis)."""
+        if not self._cluster:
+            return self._redis
+        return self._redis.get_redis_connection(self._redis.get_node_from_key(key))
+
+    def _forget_slot_map(self) -> None:
+        """After a failure on a cluster master, read the slot map again, so the next request
+        goes to the replica promoted in its place. Best effort: if no node answers, the
+        cluster client tries again on the next request."""
+        if self._cluster:
+            try:
+                self._redis.nodes_manager.initialize()
+            except _FAILURES as exc:
+                log.info("could not refresh the cluster's slot map: %s", exc)
+
+    def due(self, now_ms: int, limit: int) -> list[tuple[str, int]]:
+        try:
+            pipe = self._redis.pipeline(transaction=False)
+            for shard in range(DUE_SHARDS):
+                pipe.zrangebyscore(due_key(shard), "-inf", now_ms, start=0, num=limit, withscores=True)
+            replies = pipe.execute()
+        except _FAILURES as exc:
+            raise _unavailable(exc) from exc
+        items = [(member.decode(), int(score)) for reply in replies for member, score in reply]
+        return sorted(items, key=lambda item: item[1])
+
+    def reschedule(self, match_id: str, seen_ms: int, due_ms: int | None) -> None:
+        try:
+            self._reschedule(keys=[_due_key_of(match_id)], args=[match_id, seen_ms, "" if due_ms is None else due_ms])
+        except _FAILURES as exc:
+            raise _unavailable(exc) from exc
 
     def history(self, match_id: str, start: int, stop: int) -> list[bytes]:
         stop = min(stop, _MAX_INDEX)
@@ -186,10 +437,82 @@ class RedisStore:
         except _FAILURES as exc:
             raise _unavailable(exc) from exc
 
-    def ping(self) -> None:
-        """A small write, so that readiness fails while Redis refuses writes (OOM under
-        ``noeviction``, a read-only replica after a failover), not only while it is down."""
+    def list_matches(
+        self, which: ListFilter, after: ListPosition | None, count: int
+    ) -> tuple[list[ListedMatch], ListPosition | None]:
+        """Walk the hours of the index from ``after`` (or now) back to ``which.since_ms``,
+        a few hours per round trip, until ``count + 1`` entries are found; then read their
+        records in one more. ``which.status`` is left to the caller (see the module
+        docstring)."""
+        newest = (after.updated_ms if after is not None else int(time.time() * 1000)) // LISTING_BUCKET_MS
+        oldest = which.since_ms // LISTING_BUCKET_MS
+        found: list[ListPosition] = []
+        hour = newest
         try:
-            self._redis.set(READY_KEY, b"1", px=10_000)
+            while hour >= oldest and len(found) <= count:
+                hours = range(hour, max(oldest, hour - _HOURS_PER_READ + 1) - 1, -1)
+                found += self._read_hours(hours, which, after, count + 1)
+                hour = hours[-1] - 1
+            found = sorted(found, reverse=True)[: count + 1]
+            pipe = self._redis.pipeline(transaction=False)
+            for position in found[:count]:
+                pipe.hmget(_match_key(position.match_id), ["v", "d", "b"])
+            records = pipe.execute()
         except _FAILURES as exc:
             raise _unavailable(exc) from exc
+        page = [
+            ListedMatch(position, int(version), record, base)
+            for position, (version, record, base) in zip(found, records)
+            if version is not None and record is not None
+        ]
+        return page, found[count - 1] if len(found) > count else None
+
+    def _read_hours(
+        self, hours: range, which: ListFilter, after: ListPosition | None, count: int
+    ) -> list[ListPosition]:
+        """The newest ``count`` entries of each shard of ``hours`` after ``after``."""
+        pipe = self._redis.pipeline(transaction=False)
+        newest = f"({after.updated_ms}" if after is not None else "+inf"
+        for hour in hours:
+            for shard in range(LISTING_SHARDS):
+                key = listing_key(hour, shard, which.game)
+                if after is not None:  # entries updated in the same millisecond as ``after``
+                    pipe.zrangebyscore(key, after.updated_ms, after.updated_ms, withscores=True)
+                pipe.zrevrangebyscore(key, newest, which.since_ms, start=0, num=count, withscores=True)
+        positions = (
+            ListPosition(int(score), member.decode())
+            for reply in pipe.execute()
+            for member, score in reply
+        )
+        return [p for p in positions if after is None or p < after]
+
+    def ping(self) -> None:
+        """A small write, so that readiness fails while Redis refuses writes (OOM under
+        ``noeviction``, a read-only replica after a failover), not only while it is down.
+        On a cluster one write per master: a match may live on any of them."""
+        try:
+            if not self._cluster:
+                self._redis.set(READY_KEY, b"1", px=10_000)
+                return
+            pipe = self._redis.pipeline(transaction=False)
+            for key in self._key_per_master(READY_KEY):
+                pipe.set(key, b"1", px=10_000)
+            pipe.execute()
+        except _FAILURES as exc:
+            raise _unavailable(exc) from exc
+
+    def _key_per_master(self, prefix: str) -> list[str]:
+        """``prefix:{n}`` keys, one served by each master of the cluster (as the client
+        knows it)."""
+        masters = {node.name for node in self._redis.get_primaries()}
+        keys: dict[str, str] = {}
+        for n in range(64 * len(masters)):
+            key = f"{prefix}:{{{n}}}"
+            keys.setdefault(self._redis.get_node_from_key(key).name, key)
+            if len(keys) == len(masters):
+                break
+        return list(keys.values())
+
+
+def _text(value: str | bytes | None) -> str | None:
+    return value.decode() if isinstance(value, bytes) else value

@@ -196,10 +196,10 @@ def test_429_rate_limited_per_seat_token_and_per_address(app_config) -> None:
     assert client.get("/healthz").status_code == 200, "health checks are never limited"
 
 
+@pytest.mark.parametrize("store_kind", ["redis", "cluster"])
 def test_429_budget_is_shared_between_nodes_on_redis(app_config, store_kind) -> None:
-    """Two apps on one Redis (two gunicorn workers or hosts) share one budget."""
-    if store_kind != "redis":
-        pytest.skip("the embedded store is one process")
+    """Two apps on one Redis or one Redis Cluster (two gunicorn workers or hosts) share one
+    budget."""
     from service import create_app
 
     config = {**app_config, "REFEREE_RATE_LIMIT": "4 per minute"}

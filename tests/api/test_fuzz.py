@@ -203,13 +203,20 @@ def fuzz_one(store_kind: str, case: Any) -> None:
     case.validate_response(response, checks=CHECKS)
 
 
-@schemathesis.openapi.from_wsgi("/openapi.json", GROUNDINGS["embedded"].app).parametrize()
+def fuzzed_operations(app: Any) -> Any:
+    """Every operation but the live stream: the stream of an active match (what grounding
+    points a case at) only ends with the match, which a synchronous WSGI call would wait for.
+    Its refusals and events are checked in tests/api/test_streams.py and tests/e2e/."""
+    return schemathesis.openapi.from_wsgi("/openapi.json", app).exclude(operation_id="streamMatch")
+
+
+@fuzzed_operations(GROUNDINGS["embedded"].app).parametrize()
 @FUZZ_SETTINGS
 def test_no_server_errors_and_answers_as_documented_embedded(case: Any) -> None:
     fuzz_one("embedded", case)
 
 
-@schemathesis.openapi.from_wsgi("/openapi.json", GROUNDINGS["redis"].app).parametrize()
+@fuzzed_operations(GROUNDINGS["redis"].app).parametrize()
 @FUZZ_SETTINGS
 def test_no_server_errors_and_answers_as_documented_on_redis(case: Any, redis_url: str) -> None:
     fuzz_one("redis", case)

@@ -113,3 +113,21 @@ def test_slices_add_up_to_exactly_the_limit_and_cost_one_round_trip_each(redis_u
     assert all(busy.hit(limit, key, now + i / 1000) == 0 for i in range(300))
     assert round_trips == 1, "one reservation of 300 (a twentieth of 6000) serves 300 requests"
     assert busy.hit(limit, key, now + 0.5) == 0 and round_trips == 2
+
+
+@pytest.mark.parametrize("store_kind", ["embedded"])
+def test_behind_a_trusted_proxy_each_forwarded_address_has_its_own_budget(app_config: dict[str, str]) -> None:
+    """compose.yaml's nginx sets X-Forwarded-For; with REFEREE_PROXY_HOPS=1 each client
+    behind it has its budget, without it the header is ignored (a client could pick any)."""
+    from service import create_app
+
+    config = {**app_config, "REFEREE_RATE_LIMIT": "2 per hour"}
+    proxied = create_app({**config, "REFEREE_PROXY_HOPS": "1"}).test_client()
+    direct = create_app(config).test_client()
+    first, second = {"X-Forwarded-For": "203.0.113.10"}, {"X-Forwarded-For": "203.0.113.11"}
+    for client, separate_budgets in ((proxied, True), (direct, False)):
+        for _ in range(2):
+            assert client.get("/v1/games", headers=first).status_code == 200
+        assert client.get("/v1/games", headers=first).status_code == 429
+        other = client.get("/v1/games", headers=second).status_code
+        assert other == (200 if separate_budgets else 429), "another forwarded address"

@@ -210,6 +210,8 @@ def test_the_commit_script_refuses_to_extend_a_damaged_log(private_redis: RedisP
     private_redis.client().delete("m:{damaged-1}:log")
     with pytest.raises(MatchDamaged):
         store.commit("damaged-1", 1, b"v2", b"e2", 60)
+    with pytest.raises(MatchDamaged, match="version 1"):  # a refusal answers for a load: it refuses too
+        store.commit("damaged-1", 0, b"v1'", b"e1'", 60)
     assert private_redis.client().hget("m:{damaged-1}", "v") == b"1", "nothing was written"
 
 

@@ -23,6 +23,8 @@ def all_history(client, match: MatchClient, headers: dict[str, str] | None = Non
     return entries
 
 
+# A whole match per game; on the cluster tests/e2e/test_cluster.py plays every game.
+@pytest.mark.parametrize("store_kind", ["embedded", "redis"])
 @pytest.mark.parametrize("game_id", sorted(games()))
 def test_anyone_downloads_a_replay_that_verifies_against_the_published_key(client, game_id: str) -> None:
     match = play_finished(client, game_id, seed=7)
@@ -67,7 +69,7 @@ def test_the_history_is_unredacted_once_finished_and_equals_the_replay(client) -
     spectator = all_history(client, match)
     assert not [e for e in spectator if e["action"].get("card", 0) is None]
     replay = fetch_replay(client, match)
-    assert [{k: e[k] for k in ("version", "seat", "action", "events", "at")} for e in spectator] == replay[
+    assert [{k: e[k] for k in ("version", "seat", "kind", "action", "events", "at")} for e in spectator] == replay[
         "actions"
     ]
 

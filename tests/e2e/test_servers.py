@@ -14,8 +14,16 @@ from collections.abc import Iterator
 import pytest
 
 from service import verify_command
+from tests.support import stored
 from tests.support.http import MatchClient, WireClient
-from tests.support.servers import Server, clean_env, documented_ways, free_port, running, slow_clients
+from tests.support.servers import (
+    Server,
+    clean_env,
+    documented_ways,
+    free_port,
+    running,
+    slow_clients,
+)
 
 WAYS = ["referee serve", "referee serve on Redis", "README gunicorn", "Docker image"]
 SLOW_CONNECTIONS = 50
@@ -75,3 +83,24 @@ def test_every_worker_signs_replays_with_the_one_published_key(server: Server) -
         out = io.StringIO()
         assert verify_command.run(f"{server.client.base_url}{match.url}/replay", [], False, out) == 0, out.getvalue()
         assert "VERIFIED the-game" in out.getvalue()
+
+
+def test_every_documented_way_runs_the_sweeper(server: Server, request: pytest.FixtureRequest) -> None:
+    """A deadline nobody asks about is applied: read from the store itself, since a request
+    on the match would apply it on its own."""
+    created = server.client.post(
+        "/v1/matches", json={"game": "the-game", "players": 2, "clock": {"per_decision_s": 0.3}}
+    ).get_json()
+    database = server.stderr_path.parent / "referee" / "matches.sqlite3"
+    if database.exists():
+        def version() -> int:
+            return stored.on_file(database, created["match_id"])[0]
+    else:
+        url = request.getfixturevalue("redis_url")
+
+        def version() -> int:
+            return stored.on_redis(url, created["match_id"])[0]
+    deadline = time.monotonic() + 10
+    while version() == 0:
+        assert time.monotonic() < deadline, "no sweeper applied the deadline"
+        time.sleep(0.05)

@@ -77,3 +77,5 @@ def test_the_wheel_serves_every_game_from_another_directory(tmp_path: Path) -> N
         final = MatchClient.create(server.client, "the-game", 2).play_to_end(random.Random(7))
         assert final["status"] == "finished"
         assert server.client.get("/").status_code == 200
+        for page_file in ("watch.js", "site.css", "shell/live.js", "games/the-game.js"):
+            assert server.client.get(f"/static/{page_file}").status_code == 200, page_file

@@ -141,3 +141,15 @@ def test_well_shaped_actions_are_legal_or_refused_with_a_reason(game_id: str, da
         game.check(state, seat, action)
     except IllegalAction as refused:
         assert refused.code and refused.message
+
+
+def test_a_listed_action_is_recognised_only_with_its_json_types() -> None:
+    from service.engine.actions import is_listed
+
+    listed = [{"type": "play", "card": 17, "pile": 0}, {"type": "end_turn"}]
+    assert is_listed({"pile": 0, "card": 17, "type": "play"}, listed)
+    assert is_listed({"type": "end_turn"}, listed)
+    for lookalike in ({"type": "play", "card": 17.0, "pile": 0}, {"type": "play", "card": 17, "pile": False}):
+        assert lookalike in listed and not is_listed(lookalike, listed)
+    assert not is_listed({"type": "play", "card": 18, "pile": 0}, listed)
+    assert not is_listed(["play"], listed)

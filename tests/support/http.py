@@ -25,13 +25,18 @@ class MatchClient:
     created: dict[str, Any]
     moves: int = 0
     tokens: list[str] = field(init=False)
+    by_seat: dict[int, str] = field(init=False)
+    """Each client seat's token (a match with house seats has tokens for the others only)."""
 
     def __post_init__(self) -> None:
         self.tokens = [s["token"] for s in self.created["seats"]]
+        self.by_seat = {s["seat"]: s["token"] for s in self.created["seats"]}
 
     @classmethod
-    def create(cls, client: Any, game: str, players: int, options: dict | None = None, seed: str | None = None) -> MatchClient:
-        body: dict[str, Any] = {"game": game, "players": players, "options": options or {}}
+    def create(
+        cls, client: Any, game: str, players: int, options: dict | None = None, seed: str | None = None, **extra: Any
+    ) -> MatchClient:
+        body: dict[str, Any] = {"game": game, "players": players, "options": options or {}, **extra}
         if seed is not None:
             body["seed"] = seed
         response = client.post("/v1/matches", json=body)
@@ -43,13 +48,13 @@ class MatchClient:
         return f"/v1/matches/{self.created['match_id']}"
 
     def get(self, seat: int | None = None) -> dict[str, Any]:
-        headers = auth(self.tokens[seat]) if seat is not None else {}
+        headers = auth(self.by_seat[seat]) if seat is not None else {}
         response = self.client.get(self.url, headers=headers)
         assert response.status_code == 200, response.get_json()
         return response.get_json()
 
     def legal(self, seat: int) -> dict[str, Any]:
-        response = self.client.get(f"{self.url}/legal-actions", headers=auth(self.tokens[seat]))
+        response = self.client.get(f"{self.url}/legal-actions", headers=auth(self.by_seat[seat]))
         assert response.status_code == 200, response.get_json()
         return response.get_json()
 
@@ -57,14 +62,19 @@ class MatchClient:
         return self.client.post(
             f"{self.url}/actions",
             json={"state_token": state_token, "action": action},
-            headers={**auth(self.tokens[seat]), **headers},
+            headers={**auth(self.by_seat[seat]), **headers},
         )
 
-    def play_to_end(self, rng: random.Random, max_moves: int = 20_000) -> dict[str, Any]:
-        """Random legal play over HTTP until the match is finished; the final match body."""
+    def post(self, path: str, seat: int) -> Any:
+        """``POST <match>/<path>`` with no body as ``seat`` (resign, abort)."""
+        return self.client.post(f"{self.url}/{path}", headers=auth(self.by_seat[seat]))
+
+    def play(self, rng: random.Random, moves: int) -> dict[str, Any]:
+        """Up to ``moves`` random legal moves over HTTP (fewer if the match ends); the match body."""
         match = self.get()
-        while match["status"] == "active":
-            assert self.moves < max_moves, "the match did not end"
+        for _ in range(moves):
+            if match["status"] != "active":
+                break
             seat = rng.choice(match["to_act"])
             legal = self.legal(seat)
             response = self.act(seat, legal["state_token"], rng.choice(legal["actions"]))
@@ -73,6 +83,12 @@ class MatchClient:
             body = response.get_json()
             match = {"status": body["status"], "to_act": body["to_act"]}
         return self.get()
+
+    def play_to_end(self, rng: random.Random, max_moves: int = 20_000) -> dict[str, Any]:
+        """Random legal play over HTTP until the match is finished; the final match body."""
+        match = self.play(rng, max_moves)
+        assert match["status"] != "active", "the match did not end"
+        return match
 
 
 @dataclass

@@ -8,6 +8,7 @@ fails the test that plays it. The seed fixes the deal (``Rng``) and the bots' ow
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,12 +36,14 @@ def play_out(
     random_seat: bool = False,
     json_view: bool = False,
     max_decisions: int = 20_000,
+    on_move: Callable[[State, int, list[dict[str, Any]], dict[str, Any], list[dict[str, Any]]], None] | None = None,
 ) -> Playout:
     """Play one match with ``bots[seat]`` deciding for each seat.
 
     ``random_seat`` picks which of several seats owing a decision moves next at random
     (else the lowest); ``json_view`` hands each bot a JSON copy of its view, as it would get
-    over HTTP.
+    over HTTP. ``on_move(state before, seat, legal, action, events)`` sees every move, for
+    tests that look at the match along the way.
     """
     players = len(bots)
     rng = Rng(seed.to_bytes(seed_bytes, "big"))
@@ -56,7 +59,10 @@ def play_out(
             view = orjson.loads(orjson.dumps(view))
         action = bots[seat].choose(view, legal, chooser)
         assert action in legal, (seat, action)
-        state, _ = game.apply(state, seat, action, rng)
+        before = orjson.loads(orjson.dumps(state)) if on_move else state  # engines may change state in place
+        state, events = game.apply(state, seat, action, rng)
+        if on_move:
+            on_move(before, seat, legal, action, events)
         decisions[seat] += 1
     outcome = game.outcome(state)
     assert outcome is not None

@@ -36,7 +36,7 @@ def free_port() -> int:
 def clean_env(**overrides: str) -> dict[str, str]:
     """This process's environment without the service's own variables (a test's server
     must not inherit a developer's ``REDIS_URL`` or metrics folder), plus ``overrides``."""
-    service_vars = re.compile(r"^(REDIS_URL|REFEREE_(?!TEST_|REQUIRE_).*|WEB_CONCURRENCY|PROMETHEUS_MULTIPROC_DIR)$", re.I)
+    service_vars = re.compile(r"^(REDIS_URL|REDIS_CLUSTER_URL|REFEREE_(?!TEST_|REQUIRE_).*|WEB_CONCURRENCY|PROMETHEUS_MULTIPROC_DIR)$", re.I)
     env = {k: v for k, v in os.environ.items() if not service_vars.match(k)}
     env.pop("PYTHONPATH", None)
     return {**env, **overrides}

@@ -94,6 +94,22 @@ def build_board(placements: list[dict[str, Any]], craters: list[dict[str, Any]])
     return {"hexes": hexes, "volcanoes": volcanoes, "geysers": geysers}
 
 
+def tile_of_hex(placements: list[dict[str, Any]]) -> dict[str, int]:
+    """Every hex of a map as laid at set-up (sunk ones included), with its tile number."""
+    return dict(_tile_of_hex(tuple((p["tile"], tuple(p["at"]), p["rotation"]) for p in placements)))
+
+
+@lru_cache(maxsize=64)
+def _tile_of_hex(placements: tuple[tuple[int, tuple[int, int], int], ...]) -> tuple[tuple[str, int], ...]:
+    """Cached by map: a match asks at every view, with the same few placements."""
+    data = tiles()
+    return tuple(
+        (key(q, r), tile)
+        for tile, at, rotation in placements
+        for q, r in place(data[tile], at, rotation)
+    )
+
+
 def standard_map() -> dict[str, Any]:
     data = load_seed(GAME_ID, "standard_map")
     return {

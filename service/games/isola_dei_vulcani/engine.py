@@ -803,6 +803,7 @@ class IsolaDeiVulcani(Game):
                 }
                 for k, h in sorted(hexes.items())
             },
+            "sunk": self._sunk(state),
             "volcanoes": dict(state["volcanoes"]),
             "geysers": [
                 {"index": i, "hex": g["hex"], "dir": g["dir"], "moai": g["moai"]}
@@ -837,6 +838,13 @@ class IsolaDeiVulcani(Game):
             "final": state["final"],
             "you": seat,
         }
+
+    @staticmethod
+    def _sunk(state: dict[str, Any]) -> dict[str, int]:
+        """The hexes that have sunk, by id, with their tiles: what a board drawing needs to show
+        where the island was (public; rebuilt from the set-up's placements, not stored twice)."""
+        hexes = state["hexes"]
+        return {k: tile for k, tile in sorted(B.tile_of_hex(state["placements"]).items()) if k not in hexes}
 
     @staticmethod
     def _decision_view(d: dict[str, Any] | None, seat: int | None) -> dict[str, Any] | None:

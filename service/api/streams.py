@@ -1,0 +1,149 @@
+"""``GET /v1/matches/{id}/stream``: a match live, as server-sent events.
+
+Everything that can go wrong with the request is answered before the stream starts, as
+problem+json (unknown match, bad credentials, a bad ``Last-Event-ID``, no free stream slot);
+after that the answer is ``200 text/event-stream`` and only ends with the match, or when the
+client leaves. Each event is written as::
+
+    id: <version>
+    event: version
+    data: <StreamEventSchema as JSON>
+
+with a comment line ``: keep-alive`` after ``REFEREE_STREAM_HEARTBEAT`` seconds of silence,
+so proxies keep the connection and a vanished client is noticed. :mod:`service.live` decides
+what each event holds; :mod:`service.streams` wakes it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Response, current_app, request
+
+from schemas import examples
+from schemas.streams import StreamEventSchema
+from service.api.auth import bearer_token
+from service.api.bodies import Blueprint
+from service.live import Follower, LiveMatches
+from service.problems import BadRequest, Unavailable
+from service.streams import Feed
+from service.tokens import parse_number
+
+blp = Blueprint(
+    "streams", __name__, url_prefix="/v1/matches",
+    description="Follow a match live: every version, as server-sent events.",
+)
+
+HEARTBEAT = b": keep-alive\n\n"
+
+#: The first bytes of every stream: sent at once so that the answer's headers leave with them
+#: (a WSGI server sends headers with the first body bytes) even when the client resumes at the
+#: current version and nothing new comes for a while.
+OPENED = b": open\n\n"
+
+
+class StreamSlots:
+    """A cap on the streams one process holds open at once: each holds a connection of
+    its worker for as long as the match lasts."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._open = 0
+        self._lock = threading.Lock()
+
+    def take(self) -> bool:
+        with self._lock:
+            if self._open >= self.limit:
+                return False
+            self._open += 1
+            return True
+
+    def give_back(self) -> None:
+        with self._lock:
+            self._open -= 1
+
+
+class EventStream:
+    """The body of a stream answer: SSE frames from a follower. The server calls
+    :meth:`close` when the answer ends, also when the client left before the first frame
+    (a generator that never started would not run its cleanup)."""
+
+    def __init__(self, follower: Follower, heartbeat: float, slots: StreamSlots) -> None:
+        self._follower = follower
+        self._heartbeat = heartbeat
+        self._slots: StreamSlots | None = slots
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield OPENED
+        for frame in self._follower.frames(self._heartbeat):
+            yield HEARTBEAT if frame is None else b"id: %d\nevent: version\ndata: %s\n\n" % (frame.version, frame.data)
+
+    def close(self) -> None:
+        self._follower.close()
+        if self._slots is not None:
+            self._slots, slots = None, self._slots
+            slots.give_back()
+
+
+def last_event_id() -> int | None:
+    """The version a reconnecting client saw last: ``Last-Event-ID`` (which EventSource
+    sends), else the ``last_event_id`` query parameter; ``None`` for a fresh stream."""
+    text = request.headers.get("Last-Event-ID")
+    if text is None:
+        text = request.args.get("last_event_id")
+    if text is None:
+        return None
+    version = parse_number(text.strip())
+    if version is None:
+        raise BadRequest("invalid_last_event_id", "Last-Event-ID (or last_event_id) is not a version: a whole number.")
+    return version
+
+
+@blp.route("/<match_id>/stream")
+@blp.response(
+    200, StreamEventSchema, content_type="text/event-stream",
+    description="Server-sent events, one per version from the current one on (or from `Last-Event-ID`): "
+    "`id: <version>`, `event: version`, `data:` this schema as JSON; a `: keep-alive` comment after "
+    "each heartbeat interval (15 s) without news. The stream ends after the match's final version.",
+    headers={"Cache-Control": "Stream-Cache-Control", "X-Accel-Buffering": "X-Accel-Buffering"},
+    example=examples.STREAM_EVENT,
+)
+@blp.alt_response(
+    204, description="The match has ended and `Last-Event-ID` is its last version: nothing more will come "
+    "(EventSource stops reconnecting).",
+)
+@blp.alt_response(400, response="BAD_REQUEST", description="`invalid_last_event_id`: not a version of this match.")
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.alt_response(
+    503, response="SERVICE_UNAVAILABLE",
+    description="`too_many_streams`: this server holds as many streams as it may; retry after `Retry-After`. "
+    "`store_unavailable`: the store cannot be read now.",
+)
+@blp.doc(
+    operationId="streamMatch", security=[{}, {"seatToken": []}], parameters=["Last-Event-ID", "last_event_id"],
+)
+def stream(match_id: str) -> Any:
+    """Follow a match live as the caller's seat (or a spectator) sees it: one event per version."""
+    bearer, after = bearer_token(), last_event_id()
+    slots: StreamSlots = current_app.extensions["stream_slots"]
+    if not slots.take():
+        raise Unavailable("too_many_streams", "This server holds as many streams as it may; retry shortly.", retry_after=5)
+    try:
+        live: LiveMatches = current_app.extensions["live_matches"]
+        feed: Feed = current_app.extensions["feed"]
+        follower = Follower.open(live, feed, match_id, bearer, after)
+    except BaseException:
+        slots.give_back()
+        raise
+    if follower is None:
+        slots.give_back()
+        return Response(status=204, headers={"Cache-Control": "no-store"})
+    body = EventStream(follower, current_app.config["REFEREE_STREAM_HEARTBEAT"], slots)
+    return Response(
+        body,
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no", "Vary": "Authorization"},
+    )

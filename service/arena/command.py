@@ -1,0 +1,145 @@
+"""``referee arena``: play a tournament of bots and print who is best.
+
+Exit status: 0 every match was played to its end, 1 some match was given up (its JSON line
+says why), 2 the tournament could not run (bad arguments, no referee at ``--url``), 130
+interrupted (Ctrl-C: the matches under way stop at their next decision, their bots with them).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the command line is built for every ``referee`` command: import the rest on use
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from service.arena.runner import MatchRecord, Plan
+
+DEFAULT_MATCHES = 10
+DEFAULT_MOVE_TIMEOUT_S = 10.0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", required=True, help="game id, e.g. the-game (GET /v1/games lists them)")
+    parser.add_argument(
+        "--bots", required=True,
+        help="comma-separated: 'random', 'heuristic' or a command speaking docs/arena.md's protocol (./my_bot.sh)",
+    )
+    parser.add_argument("--matches", type=int, default=DEFAULT_MATCHES, help=f"matches to play (default {DEFAULT_MATCHES})")
+    parser.add_argument("--players", type=int, help="seats per match (default: one per bot, within the game's range)")
+    parser.add_argument("--options", default="{}", help="the game's options as a JSON object")
+    parser.add_argument("--url", help="a running referee (default: one served in this process, in memory)")
+    parser.add_argument("--clock", help="'per_decision_s=5' or 'initial_s=60,increment_s=1' (default: untimed)")
+    parser.add_argument("--on-timeout", choices=("forfeit", "auto"), default="forfeit", help="policy of a timed-out seat")
+    parser.add_argument("--move-timeout", type=float, default=DEFAULT_MOVE_TIMEOUT_S,
+                        help=f"seconds an external bot may think in an untimed match (default {DEFAULT_MOVE_TIMEOUT_S:g})")
+    parser.add_argument("--out", type=Path, help="write one JSON line per match here")
+    parser.add_argument("--seed", help="make the tournament reproducible: match seeds and built-in bots' choices")
+    parser.add_argument("--concurrency", type=int, default=1, help="matches played at once (default 1)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+
+@contextmanager
+def _referee(url: str | None) -> Iterator[str]:
+    from service.arena import inprocess
+
+    if url:
+        yield url
+    else:
+        with inprocess.serving() as served:
+            yield served
+
+
+def _plan(args: argparse.Namespace, game: dict[str, Any]) -> Plan:
+    import orjson
+
+    from service.arena.errors import ArenaError
+    from service.arena.runner import Plan, parse_bots, parse_clock
+
+    bots = parse_bots(args.bots)
+    players = args.players or min(max(len(bots), game["min_players"]), game["max_players"])
+    if not game["min_players"] <= players <= game["max_players"]:
+        raise ArenaError(f"{game['id']} is played by {game['min_players']}–{game['max_players']} players, not {players}")
+    if args.matches < 1 or args.concurrency < 1 or args.move_timeout <= 0:
+        raise ArenaError("--matches, --concurrency and --move-timeout must be positive")
+    try:
+        options = orjson.loads(args.options)
+    except orjson.JSONDecodeError as exc:
+        raise ArenaError(f"--options is not JSON: {exc}") from None
+    if not isinstance(options, dict):
+        raise ArenaError("--options must be a JSON object")
+    return Plan(
+        game=game["id"], players=players, bots=bots, matches=args.matches, options=options,
+        clock=parse_clock(args.clock, args.on_timeout), seed=args.seed, move_timeout_s=args.move_timeout,
+        concurrency=args.concurrency,
+    )
+
+
+def _progress(console: Console, disabled: bool) -> Progress:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=console, disable=disabled,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from service.arena import report
+    from service.arena.client import RefereeClient
+    from service.arena.errors import ArenaError
+    from service.arena.runner import run_tournament
+    from service.arena.schedule import cycle
+
+    err = Console(stderr=True)
+    out = Console()
+    try:
+        with _referee(args.url) as url:
+            client = RefereeClient(url, connections=max(4, 2 * args.concurrency))
+            try:
+                game = client.game(args.game)
+                plan = _plan(args, game)
+                if not args.url:
+                    err.print(f"referee: in-process at {url} (matches in memory, gone when this ends)")
+                with _progress(err, args.no_progress) as progress:
+                    task = progress.add_task(f"{plan.game}, {plan.players} seats", total=plan.matches)
+                    records = run_tournament(client, plan, lambda record: progress.advance(task))
+            finally:
+                client.close()
+    except ArenaError as exc:
+        err.print(f"referee arena: {exc}", markup=False)
+        return 2
+    except KeyboardInterrupt:
+        err.print("referee arena: interrupted", markup=False)
+        return 130
+    if args.out:
+        report.write_jsonl(records, args.out)
+    summaries = report.summarize(
+        records, [bot.name for bot in plan.bots], bool(game.get("cooperative")), len(cycle(len(plan.bots), plan.players))
+    )
+    report.print_table(out, summaries, f"{plan.game}: {len(report.rated(records))} matches of {plan.players} seats",
+                       bool(game.get("cooperative")))
+    return _report_problems(err, records)
+
+
+def _report_problems(err: Console, records: list[MatchRecord]) -> int:
+    """Faults are part of the results; a match given up is a failure of the run."""
+    faults = sum(len(record.faults) for record in records)
+    if faults:
+        err.print(f"{faults} bot fault(s): see 'faults' in the JSON lines", markup=False)
+    failed = [record for record in records if record.error]
+    for record in failed:
+        err.print(f"match {record.index} ({record.match_id}) given up: {record.error}", markup=False)
+    return 1 if failed else 0

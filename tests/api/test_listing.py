@@ -1,0 +1,92 @@
+"""``GET /v1/matches``: the listing of recent matches, on the file store and on Redis."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.http import PROBLEM_JSON, MatchClient
+from tests.support.replays import play_finished
+
+
+def listing(client, until: set[str], **query: object) -> list[dict]:
+    """The pages of the listing of ``query``, following ``next_cursor`` until every match of
+    ``until`` was listed (the store may hold many older matches of other tests) or the end."""
+    pages, cursor, missing = [], None, set(until)
+    while True:
+        response = client.get("/v1/matches", query_string={**query, **({"cursor": cursor} if cursor else {})})
+        assert response.status_code == 200, response.get_json()
+        body = response.get_json()
+        assert len(body["matches"]) <= query.get("limit", 20)
+        pages.append(body["matches"])
+        missing -= {m["match_id"] for m in body["matches"]}
+        cursor = body["next_cursor"]
+        if cursor is None or not missing:
+            return pages
+
+
+def test_matches_are_listed_newest_first_across_pages(client) -> None:
+    created = [MatchClient.create(client, "esploratore", 2) for _ in range(5)]
+    moved = created[1]
+    legal = moved.legal(moved.created["to_act"][0])
+    assert moved.act(legal["seat"], legal["state_token"], legal["actions"][0]).status_code == 200
+
+    ours = {m.created["match_id"] for m in created}
+    entries = [m for page in listing(client, ours, game="esploratore", limit=2) for m in page]
+    ids = [m["match_id"] for m in entries if m["match_id"] in ours]
+    assert ids == [created[i].created["match_id"] for i in (1, 4, 3, 2, 0)], "a move lists a match first again"
+    assert len({m["match_id"] for m in entries}) == len(entries), "no match on two pages"
+    first = entries[[m["match_id"] for m in entries].index(moved.created["match_id"])]
+    assert first == {
+        "match_id": moved.created["match_id"], "game": "esploratore", "players": 2, "status": "active",
+        "version": 1, "to_act": first["to_act"], "created_at": moved.created["created_at"],
+        "updated_at": first["updated_at"], "winners": None, "clock": None, "house": [],
+    }
+    assert first["updated_at"] > first["created_at"]
+    stamps = [m["updated_at"] for m in entries]
+    assert stamps == sorted(stamps, reverse=True)
+
+
+def test_filters_by_game_and_status(client) -> None:
+    finished = play_finished(client, "the-game", seed=7)
+    running = MatchClient.create(client, "the-game", 1)
+    other = MatchClient.create(client, "esploratore", 2)
+
+    pages = listing(client, {finished.created["match_id"]}, game="the-game", status="finished")
+    done = [m for page in pages for m in page]
+    assert finished.created["match_id"] in {m["match_id"] for m in done}
+    assert {m["status"] for m in done} == {"finished"} and {m["game"] for m in done} == {"the-game"}
+    entry = next(m for m in done if m["match_id"] == finished.created["match_id"])
+    assert entry["winners"] == finished.get()["outcome"]["winners"] and entry["to_act"] == []
+
+    pages = listing(client, {running.created["match_id"]}, game="the-game", status="active")
+    active = {m["match_id"] for page in pages for m in page}
+    assert running.created["match_id"] in active and finished.created["match_id"] not in active
+    assert other.created["match_id"] not in active
+    ours = {finished.created["match_id"], running.created["match_id"], other.created["match_id"]}
+    everything = {m["match_id"] for page in listing(client, ours, limit=100) for m in page}
+    assert ours <= everything
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ({"status": "over"}, "status"),
+        ({"limit": 0}, "limit"),
+        ({"limit": 101}, "limit"),
+        ({"limit": "ten"}, "limit"),
+        ({"cursor": "not-a-cursor"}, "cursor"),
+        ({"cursor": "MTIzLg"}, "cursor"),  # "123." : no match id
+        ({"cursor": "é"}, "cursor"),
+    ],
+)
+def test_bad_query_values_are_problems(client, query: dict, field: str) -> None:
+    response = client.get("/v1/matches", query_string=query)
+    assert response.status_code == 400
+    assert response.mimetype == PROBLEM_JSON
+    assert response.get_json()["code"] == "invalid_body"
+    assert field in response.get_json()["errors"]["query"]
+
+
+def test_an_unknown_game_is_not_found(client) -> None:
+    response = client.get("/v1/matches", query_string={"game": "chess"})
+    assert (response.status_code, response.mimetype, response.get_json()["code"]) == (404, PROBLEM_JSON, "unknown_game")

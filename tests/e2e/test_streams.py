@@ -1,0 +1,134 @@
+"""``GET /v1/matches/{id}/stream`` against real servers: a follower on one node sees every
+version of a match played on another, resumes after a disconnect without a gap, sees only
+what its seat (or a spectator) may see, and hears heartbeats."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from tests.support.http import MatchClient, auth
+from tests.support.killable import Server, start_serve
+from tests.support.sse import Comment, Event, EventStream
+from tests.support.the_game import agree_over_http
+
+SECRET = "stream-test-secret-0123456789abcdef"
+QUIET = {"REFEREE_SECRET": SECRET, "REFEREE_RATE_LIMIT": "", "REFEREE_ACCESS_LOG": "0"}
+
+
+@contextmanager
+def serving(env: dict[str, str], log: Path, workers: int = 0) -> Iterator[Server]:
+    server = start_serve(env, log, workers=workers)
+    try:
+        assert server.proc.poll() is None, server.printed()
+        yield server
+    finally:
+        server.kill()  # open streams would hold a graceful stop for its whole timeout
+
+
+def play(match: MatchClient, moves: int, rng: random.Random) -> int:
+    """Up to ``moves`` random legal moves (fewer if the match ends); its version after."""
+    return match.play(rng, moves)["version"]
+
+
+def versions(events: list[Event]) -> list[int]:
+    assert all(e.event == "version" and e.id == str(e.data["version"]) for e in events)
+    return [e.data["version"] for e in events]
+
+
+def stream_of(server: Server, match: MatchClient, **headers: str) -> EventStream:
+    stream = EventStream(server.client.base_url, f"{match.url}/stream", headers)
+    assert stream.status == 200, stream.body()
+    assert stream.headers["Content-Type"].startswith("text/event-stream")
+    assert stream.headers["Cache-Control"] == "no-store" and stream.headers["X-Accel-Buffering"] == "no"
+    return stream
+
+
+def test_a_follower_on_another_node_sees_every_version_and_resumes_without_a_gap(redis_url: str, tmp_path) -> None:
+    env = {**QUIET, "REDIS_URL": redis_url, "REFEREE_STREAM_HEARTBEAT": "30"}
+    rng = random.Random(3)
+    with serving(env, tmp_path / "a.log") as node_a, serving(env, tmp_path / "b.log") as node_b:
+        match = MatchClient.create(node_a.client, "halunken-und-spelunken", 2, seed=f"{3:064x}")  # ~50 moves
+        with stream_of(node_b, match) as stream:
+            first = stream.events(1)[0]
+            assert (first.data["version"], first.data["events"], first.data["kind"]) == (0, [], None)
+            reached = play(match, 6, rng)
+            assert versions(stream.events(reached, timeout=5)) == list(range(1, reached + 1))
+        missed_from = reached
+        reached = play(match, 5, rng)  # nobody is following
+        with stream_of(node_b, match, **{"Last-Event-ID": str(missed_from)}) as stream:
+            assert versions(stream.events(reached - missed_from)) == list(range(missed_from + 1, reached + 1))
+            final = play(match, 10_000, rng)
+            rest = stream.rest(timeout=10)
+        assert final > reached + 10
+        assert versions(rest) == list(range(reached + 1, final + 1)), "every version, in order, then the end"
+        last = rest[-1].data
+        assert last["status"] == "finished" and last["outcome"] == match.get()["outcome"]
+        assert last["view"] == match.get()["view"] and last["seed"] == match.get()["seed"]
+        with EventStream(node_b.client.base_url, f"{match.url}/stream", {"Last-Event-ID": str(final)}) as ended:
+            assert ended.status == 204
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_file_store_followers_hear_every_commit_within_and_across_workers(workers: int, tmp_path) -> None:
+    """One worker: the store tells the feed in process. Two workers sharing the SQLite file:
+    followers on the other worker hear of commits by the poll. Heartbeats are 60 s apart, so
+    only notifications can deliver these events in time."""
+    env = {**QUIET, "REFEREE_DB_PATH": str(tmp_path / "m.sqlite3"), "REFEREE_STREAM_HEARTBEAT": "60"}
+    with serving(env, tmp_path / "serve.log", workers=workers) as server:
+        match = MatchClient.create(server.client, "esploratore", 2, seed=f"{5:064x}")
+        streams = [stream_of(server, match) for _ in range(2 * workers)]
+        try:
+            for stream in streams:
+                assert versions(stream.events(1)) == [0]
+            rng = random.Random(5)
+            for _ in range(8):
+                reached = play(match, 1, rng)
+                for stream in streams:
+                    assert versions(stream.events(1, timeout=3)) == [reached]
+        finally:
+            for stream in streams:
+                stream.close()
+
+
+def test_a_spectator_never_sees_a_hand_and_each_seat_sees_its_own(tmp_path) -> None:
+    env = {**QUIET, "REFEREE_DB_PATH": str(tmp_path / "m.sqlite3")}
+    with serving(env, tmp_path / "serve.log") as server:
+        match = MatchClient.create(server.client, "the-game", 2, seed=f"{9:064x}")
+        spectator = stream_of(server, match)
+        seat_0 = stream_of(server, match, **auth(match.tokens[0]))
+        with spectator, seat_0:
+            agree_over_http(match)
+            reached = play(match, 6, random.Random(9))
+            seen = {None: spectator.events(reached + 1), 0: seat_0.events(reached + 1)}
+        assert versions(seen[None]) == versions(seen[0]) == list(range(reached + 1))
+        for seat, events in seen.items():
+            history = match.client.get(f"{match.url}/history", headers=auth(match.tokens[seat]) if seat is not None else {})
+            entries = history.get_json()["entries"]
+            assert [e.data["events"] for e in events[1:]] == [entry["events"] for entry in entries], seat
+            assert all(e.data["seat"] == seat for e in events)
+        assert all("hand" not in e.data["view"] for e in seen[None])
+        assert all("state_token" not in e.data for e in seen[None])
+        assert all("hand" in e.data["view"] for e in seen[0])
+        drawn = [ev for e in seen[0] for ev in e.data["events"] if ev["type"] == "drew"]
+        assert drawn, "seat 0 saw its own draws"
+        assert not [ev for e in seen[None] for ev in e.data["events"] if ev["type"] == "drew"]
+        assert seen[0][-1].data["view"] == match.get(0)["view"]
+        assert seen[0][-1].data["state_token"] == match.get(0)["state_token"]
+
+
+def test_heartbeats_keep_an_idle_stream_alive(tmp_path) -> None:
+    env = {**QUIET, "REFEREE_DB_PATH": str(tmp_path / "m.sqlite3"), "REFEREE_STREAM_HEARTBEAT": "0.2"}
+    with serving(env, tmp_path / "serve.log") as server:
+        match = MatchClient.create(server.client, "esploratore", 2)
+        with stream_of(server, match) as stream:
+            assert isinstance(stream.next(), Event)
+            beats = [stream.next(timeout=2) for _ in range(3)]
+            assert beats == [Comment("keep-alive")] * 3
+            reached = play(match, 1, random.Random(1))
+            item = stream.next(timeout=2)
+            assert isinstance(item, Event) and item.data["version"] == reached
