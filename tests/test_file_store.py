@@ -78,7 +78,10 @@ def _commit_until(path: str, attempts: int, wins: multiprocessing.Queue) -> None
 def test_worker_processes_share_one_file_with_one_winner_per_version(tmp_path: Path) -> None:
     path = str(tmp_path / "m.sqlite3")
     FileStore(path).create("shared-1", b"v0", 60)
-    context = multiprocessing.get_context("fork")
+    # Spawned, not forked: a forked child inherits SQLite's per-process table of open files and
+    # their locks from this long-lived pytest process (other tests' stores), which a server's
+    # workers never do (gunicorn's master opens no store), and which can break the file locks.
+    context = multiprocessing.get_context("spawn")
     wins: multiprocessing.Queue = context.Queue()
     processes = [context.Process(target=_commit_until, args=(path, 60, wins)) for _ in range(3)]
     for process in processes:
