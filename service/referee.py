@@ -116,10 +116,10 @@ class ActionResult:
 def stored_idempotency_key(bearer: str, idempotency_key: str) -> str:
     """What the store keeps for a client's ``Idempotency-Key``: scoped by the bearer, so one
     seat's key never replays another seat's answer, and short, since a match keeps one per
-    keyed move (96 bits of SHA-256 in 16 characters; two keys of one match that collided
+    keyed move (72 bits of SHA-256 in 12 characters; two keys of one match that collided
     could only make a retry a 422, never give it another request's answer: the log entry
     is checked against the request)."""
-    digest = hashlib.sha256(f"{bearer}\n{idempotency_key}".encode()).digest()[:12]
+    digest = hashlib.sha256(f"{bearer}\n{idempotency_key}".encode()).digest()[:9]
     return base64.urlsafe_b64encode(digest).decode()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import zlib
 from dataclasses import fields, replace
 from unittest import mock
 
@@ -56,7 +57,17 @@ def test_the_dictionaries_are_frozen() -> None:
     assert digests == {
         1: "3423b4a867bb35d8",
         2: "494af131abd1c86b",
+        3: "aea69a131aa654fc",
+        4: "5beeb1ec79fc2aee",
     }
+
+
+@pytest.mark.parametrize("dictionary_id", sorted(codec.DICTIONARIES))
+def test_what_any_dictionary_wrote_still_reads_after_a_newer_one_became_current(dictionary_id: int) -> None:
+    value = {"version": 3, "seat": 1, "kind": "move", "action": {"type": "play", "card": "C5"}, "events": []}
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS, zdict=codec.dictionary(dictionary_id))
+    written = bytes((dictionary_id,)) + compressor.compress(orjson.dumps(value)) + compressor.flush()
+    assert codec.decode(written) == value
 
 
 def test_no_dictionary_id_is_the_first_byte_of_plain_json() -> None:

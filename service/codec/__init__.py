@@ -37,10 +37,12 @@ Kind = Literal["record", "entry"]
 DICTIONARIES: dict[int, str] = {
     1: "record-1.zdict",
     2: "entry-1.zdict",
+    3: "record-2.zdict",
+    4: "entry-2.zdict",
 }
 """Dictionary id -> its file in ``dictionaries/``. Ids are never reused or renumbered."""
 
-CURRENT: dict[Kind, int] = {"record": 1, "entry": 2}
+CURRENT: dict[Kind, int] = {"record": 3, "entry": 4}
 """The dictionary new records and log entries are written with."""
 
 #: The first byte of a record written as plain JSON (before this encoding).
