@@ -9,6 +9,12 @@
 -- ARGV[4] time to live (s)   ARGV[5] idempotency key to remember, or ''
 -- ARGV[6] '1' to publish with SPUBLISH (Redis Cluster), '' for PUBLISH (a single Redis)
 -- ARGV[7] new base record, or ''
+-- On a single Redis the indexes' hints go in the same call (on a cluster their keys are in
+-- other slots, and the store writes them apart):
+-- ARGV[8] the match id (their member)   ARGV[9] its listing score (updated, ms), or ''
+-- ARGV[10] when the listing keys expire (ms since the epoch)   ARGV[11] its due time (ms), or ''
+-- KEYS[5], KEYS[6] the listing keys, when ARGV[9] is set; the due index's key last, when
+-- ARGV[11] is set. A refused move writes no hint.
 -- Returns {1, new_version} when committed; {0, current_version, record, produced, base} when the
 -- version moved on or the idempotency key already produced a version (produced: that
 -- version, or false); {0, -1} when the match does not exist; {-1, current_version} when
@@ -52,5 +58,15 @@ if ARGV[6] == '1' then
   redis.call('SPUBLISH', KEYS[4], new_version)
 else
   redis.call('PUBLISH', KEYS[4], new_version)
+end
+if ARGV[9] and ARGV[9] ~= '' then
+  for i = 5, 6 do
+    if redis.call('ZADD', KEYS[i], ARGV[9], ARGV[8]) == 1 then
+      redis.call('PEXPIREAT', KEYS[i], ARGV[10])
+    end
+  end
+end
+if ARGV[11] and ARGV[11] ~= '' then
+  redis.call('ZADD', KEYS[#KEYS], 'LT', ARGV[11], ARGV[8])
 end
 return {1, new_version}

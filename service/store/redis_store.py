@@ -294,6 +294,9 @@ class RedisStore:
     ) -> CommitResult:
         keys = [_match_key(match_id), _log_key(match_id), _idem_key(match_id), version_channel(match_id)]
         args = [expected_version, record, log_entry, ttl, idempotency_key or "", "1" if self._cluster else "", base or ""]
+        if not self._cluster:  # the hints go in the script: one command, written only on success
+            self._script_hints(keys, args, match_id, listed, due_ms)
+            listed, due_ms = None, None
         try:
             reply = self._write(self._commit, keys, args, match_id, listed, due_ms)
         except _FAILURES as exc:
@@ -365,13 +368,36 @@ class RedisStore:
             return reply
         raise AssertionError("unreachable")
 
-    def _index(self, pipe: Any, match_id: str, listed: Listed) -> None:
+    def _listing_keys(self, match_id: str, listed: Listed) -> tuple[list[str], int]:
+        """The listing index's two keys for ``listed`` (all games, its game) and when they
+        expire: the window after the end of their hour."""
         hour = listed.updated_ms // LISTING_BUCKET_MS
-        expires_ms = (hour + 1) * LISTING_BUCKET_MS + self._listing_window_ms
         shard = listing_shard(match_id)
-        for key in (listing_key(hour, shard), listing_key(hour, shard, listed.game)):
+        keys = [listing_key(hour, shard), listing_key(hour, shard, listed.game)]
+        return keys, (hour + 1) * LISTING_BUCKET_MS + self._listing_window_ms
+
+    def _index(self, pipe: Any, match_id: str, listed: Listed) -> None:
+        keys, expires_ms = self._listing_keys(match_id, listed)
+        for key in keys:
             pipe.zadd(key, {match_id: listed.updated_ms})
             pipe.pexpireat(key, expires_ms)
+
+    def _script_hints(
+        self, keys: list[str], args: list, match_id: str, listed: Listed | None, due_ms: int | None
+    ) -> None:
+        """The listing and due hints as the commit script's extra keys and arguments."""
+        args.append(match_id)
+        if listed is None:
+            args += ["", ""]
+        else:
+            listing_keys, expires_ms = self._listing_keys(match_id, listed)
+            keys += listing_keys
+            args += [listed.updated_ms, expires_ms]
+        if due_ms is None:
+            args.append("")
+        else:
+            keys.append(_due_key_of(match_id))
+            args.append(due_ms)
 
     def _hints(self, pipe: Any, match_id: str, listed: Listed | None, due_ms: int | None) -> None:
         """The listing index's and the due index's writes for one create or commit."""
