@@ -13,6 +13,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import limits, observability
 from service.api import games, matches, ops, replays, streams
+from service.api.action_lane import ActionLane
 from service.api.errors import ProblemApi
 from service.api.spec import ConventionsPlugin
 from service.config import Settings
@@ -114,8 +115,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         api.register_blueprint(blueprint)
     app.register_blueprint(web_pages)
     app.register_blueprint(game_data.blp)
-    limits.install(app, settings, exempt={ops.blp.name})
-    observability.install(app, settings.access_log)
+    limiter = limits.install(app, settings, exempt={ops.blp.name})
+    recorder = observability.install(app, settings.access_log)
+    app.wsgi_app = ActionLane(app.wsgi_app, referee, recorder, limiter, settings.max_body_bytes)  # type: ignore[method-assign]
     if settings.proxy_hops:
         # Behind that many trusted proxies, the client is the address they forward: rate limits
         # per address and the access log then see clients, not the proxy.

@@ -61,14 +61,13 @@ _SLICES = 20
 """A reservation takes this fraction (1/20) of what remains of a window's budget."""
 
 
-def client_key(seat_tokens: SeatTokens) -> str:
+def client_key(seat_tokens: SeatTokens, authorization: str, remote_addr: str | None) -> str:
     """Whose budget a request spends: an issued seat token's, else its address's."""
-    header = request.headers.get("Authorization", "")
-    if header[:7].lower() == "bearer ":
-        claim = seat_tokens.claim(header[7:].strip())
+    if authorization[:7].lower() == "bearer ":
+        claim = seat_tokens.claim(authorization[7:].strip())
         if claim is not None:
             return f"seat:{claim.match_id}:{claim.seat}"
-    return "addr:" + (request.remote_addr or "unknown")
+    return "addr:" + (remote_addr or "unknown")
 
 
 @dataclass
@@ -139,27 +138,51 @@ class SharedCounter:
             del self._windows[slot]
 
 
-def install(app: Flask, settings: Settings, exempt: set[str]) -> None:
+class RateLimiter:
+    """The settings' limits, counted per :func:`client_key`."""
+
+    def __init__(self, limits: list[RateLimitItem], counter: SharedCounter, seat_tokens: SeatTokens) -> None:
+        self._limits = limits
+        self._counter = counter
+        self._seat_tokens = seat_tokens
+
+    def check(self, authorization: str, remote_addr: str | None) -> RateLimited | None:
+        """Count one request of this client; the refusal to answer with if it is over a limit."""
+        key = client_key(self._seat_tokens, authorization, remote_addr)
+        now = time.time()
+        for limit in self._limits:
+            retry_after = self._counter.hit(limit, key, now)
+            if retry_after:
+                return RateLimited(str(limit), retry_after)
+        return None
+
+
+VERDICT = "referee.rate_limit_verdict"
+"""The WSGI environ key under which a layer in front of Flask that has already counted the
+request (:mod:`service.api.action_lane`) leaves its verdict: ``None`` or the refusal."""
+
+
+def install(app: Flask, settings: Settings, exempt: set[str]) -> RateLimiter | None:
     """Check the settings' limits before every request outside the ``exempt`` blueprints
-    (health checks and metrics must answer under load)."""
+    (health checks and metrics must answer under load); the limiter, or None without limits."""
     if not settings.rate_limit:
-        return
-    limits = parse_many(settings.rate_limit)
+        return None
     client = None
     if settings.redis_url:
         client = redis_client.connect(
             settings.redis_url, cluster=settings.redis_cluster, timeout=settings.store_timeout_seconds
         )
-    counter = SharedCounter(client)
-    seat_tokens = SeatTokens(settings.secret)
+    limiter = RateLimiter(parse_many(settings.rate_limit), SharedCounter(client), SeatTokens(settings.secret))
 
     @app.before_request
     def check_rate_limit() -> None:
         if request.blueprint in exempt or request.blueprint is None:
             return
-        key = client_key(seat_tokens)
-        now = time.time()
-        for limit in limits:
-            retry_after = counter.hit(limit, key, now)
-            if retry_after:
-                raise RateLimited(str(limit), retry_after)
+        if VERDICT in request.environ:  # counted once already, in front of Flask
+            refusal = request.environ[VERDICT]
+        else:
+            refusal = limiter.check(request.headers.get("Authorization", ""), request.remote_addr)
+        if refusal is not None:
+            raise refusal
+
+    return limiter

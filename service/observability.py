@@ -82,16 +82,45 @@ class _RequestMetrics:
         children[1].observe(elapsed)
 
 
-def install(app: Flask, log_requests: bool = True) -> None:
+class RequestRecorder:
+    """What every request leaves behind: its id, a metrics sample and an access-log line."""
+
+    def __init__(self, log_requests: bool) -> None:
+        self._lines = AccessLog() if log_requests else None
+        self._metrics = _RequestMetrics()
+
+    @staticmethod
+    def request_id(incoming: str | None) -> str:
+        """The client's ``X-Request-ID`` when it is a sane one, else a new id."""
+        return incoming if incoming and _REQUEST_ID.match(incoming) else secrets.token_hex(16)
+
+    def finish(
+        self, request_id: str, method: str, endpoint: str, path: str, status: int, elapsed: float,
+        match_id: str | None, remote: str | None,
+    ) -> None:
+        self._metrics.record(method, endpoint, str(status), elapsed)
+        if self._lines is not None:
+            self._lines.write(
+                {
+                    "request_id": request_id,
+                    "method": method,
+                    "path": path,
+                    "status": status,
+                    "ms": round(elapsed * 1000, 2),
+                    "match_id": match_id,
+                    "remote": remote,
+                }
+            )
+
+
+def install(app: Flask, log_requests: bool = True) -> RequestRecorder:
     """Give every request an id (``X-Request-ID`` in, or a new one), count it and, unless
     ``log_requests`` is false, log it."""
-    lines = AccessLog() if log_requests else None
-    request_metrics = _RequestMetrics()
+    recorder = RequestRecorder(log_requests)
 
     @app.before_request
     def start() -> None:
-        incoming = request.headers.get("X-Request-ID", "")
-        g.request_id = incoming if _REQUEST_ID.match(incoming) else secrets.token_hex(16)
+        g.request_id = recorder.request_id(request.headers.get("X-Request-ID"))
         g.started = time.perf_counter()
 
     @app.after_request
@@ -99,18 +128,10 @@ def install(app: Flask, log_requests: bool = True) -> None:
         elapsed = time.perf_counter() - g.get("started", time.perf_counter())
         request_id = g.get("request_id") or secrets.token_hex(16)
         response.headers["X-Request-ID"] = request_id
-        endpoint = request.url_rule.rule if request.url_rule else "unmatched"
-        request_metrics.record(request.method, endpoint, str(response.status_code), elapsed)
-        if lines is not None:
-            lines.write(
-                {
-                    "request_id": request_id,
-                    "method": request.method,
-                    "path": request.path,
-                    "status": response.status_code,
-                    "ms": round(elapsed * 1000, 2),
-                    "match_id": (request.view_args or {}).get("match_id"),
-                    "remote": request.remote_addr,
-                }
-            )
+        recorder.finish(
+            request_id, request.method, request.url_rule.rule if request.url_rule else "unmatched", request.path,
+            response.status_code, elapsed, (request.view_args or {}).get("match_id"), request.remote_addr,
+        )
         return response
+
+    return recorder

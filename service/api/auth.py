@@ -8,7 +8,7 @@ from flask import request
 
 from service.problems import BadRequest, Unauthorized
 
-_IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
+IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 
 
 def bearer_token() -> str | None:
@@ -28,6 +28,6 @@ def idempotency_key() -> str | None:
     key = request.headers.get("Idempotency-Key")
     if key is None:
         return None
-    if not _IDEMPOTENCY_KEY.match(key):
+    if not IDEMPOTENCY_KEY.match(key):
         raise BadRequest("invalid_idempotency_key", "Idempotency-Key must be 1–255 visible ASCII characters.")
     return key

@@ -100,7 +100,7 @@ class ProblemApi(Api):
                             "per seat token (or per address without one); retry after Retry-After seconds.")
         elif status >= 500:
             _log_server_error(error)
-            body = _problem(status, "internal_error", "Something failed on our side; it has been logged.")
+            body = _problem(status, "internal_error", _INTERNAL_ERROR)
         else:
             detail = error.description or http.HTTPStatus(status).phrase
             body = _problem(status, _HTTP_CODES.get(status, "http_error"), detail)
@@ -134,17 +134,30 @@ def _example_problem(status: http.HTTPStatus) -> dict[str, Any]:
     return _problem(status, code, detail or status.phrase)
 
 
+_INTERNAL_ERROR = "Something failed on our side; it has been logged."
+
+
+def internal_error_response() -> Response:
+    """The 500 answer of an unexpected failure (logged with :func:`log_unhandled`)."""
+    return problem_response(_problem(500, "internal_error", _INTERNAL_ERROR))
+
+
 def _log_server_error(error: HTTPException) -> None:
     """Log what really failed: Flask wraps an unhandled exception in an InternalServerError
     whose ``original_exception`` is the cause (with its traceback)."""
     cause = getattr(error, "original_exception", None) or error.__cause__ or error
+    log_unhandled(cause, request.method, request.path, g.get("request_id"))
+
+
+def log_unhandled(cause: BaseException, method: str, path: str, request_id: str | None) -> None:
+    """One error line with the failure's type, message and traceback, and the request's."""
     log.error(
         {
             "msg": "unhandled error",
             "error": f"{type(cause).__module__}.{type(cause).__qualname__}: {cause}",
-            "method": request.method,
-            "path": request.path,
-            "request_id": g.get("request_id"),
+            "method": method,
+            "path": path,
+            "request_id": request_id,
         },
         exc_info=(type(cause), cause, cause.__traceback__),
     )

@@ -1,0 +1,149 @@
+"""The move endpoint's ordinary requests, answered in front of Flask.
+
+``POST /v1/matches/{id}/actions`` is most of an arena's traffic, and through Flask half of a
+move's CPU time went to the framework, not the move: werkzeug's request and response objects,
+routing, the context proxies looked up some forty times, and the seventeen decorator and hook
+layers of flask-smorest, webargs and marshmallow (bench/README.md, "One round trip per
+move"). This WSGI layer answers such a request itself when it is an ordinary one: a JSON body
+of the declared length holding exactly ``state_token`` and ``action``, a bearer token, an
+acceptable ``Idempotency-Key`` if any. It does what the Flask
+route and its hooks do for that request, in the same order and with the same objects: the
+rate limit (:class:`service.limits.RateLimiter`), the request id, :meth:`Referee.act`, the
+move counter, the request's metrics and access-log line (:class:`RequestRecorder`), and the
+same headers on the same body.
+
+A move the referee refuses is answered here too, with the problem answer the Flask route's
+error handler writes (:func:`service.api.errors.problem_response`) and the headers its hooks
+add. Every other request goes to Flask untouched, with the body already read handed on and,
+when the rate limit was counted here, its verdict (never counted twice).
+tests/api/test_action_lane.py checks that both paths give the same status, headers and body,
+for accepted moves and refused ones.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import orjson
+
+from service import limits, metrics
+from service.api import errors
+from service.api.auth import IDEMPOTENCY_KEY
+from service.api.bodies import load_json_body
+from service.observability import RequestRecorder
+from service.problems import BadRequest, Problem
+from service.referee import Referee
+
+WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+_PATH = re.compile(r"^/v1/matches/([^/]+)/actions$")
+_ENDPOINT = "/v1/matches/<match_id>/actions"
+#: What :class:`schemas.matches.ActionRequestSchema` allows for a state token.
+_MAX_STATE_TOKEN = 200
+_BODY_KEYS = {"state_token", "action"}
+
+
+class ActionLane:
+    """WSGI middleware: ordinary move requests answered here, everything else by ``inner``
+    (Flask)."""
+
+    def __init__(
+        self,
+        inner: WSGIApp,
+        referee: Referee,
+        recorder: RequestRecorder,
+        limiter: limits.RateLimiter | None,
+        max_body_bytes: int | None,
+    ) -> None:
+        self.inner = inner
+        self._referee = referee
+        self._recorder = recorder
+        self._limiter = limiter
+        self._max_body = max_body_bytes
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        if environ.get("REQUEST_METHOD") != "POST":
+            return self.inner(environ, start_response)
+        path = environ.get("PATH_INFO", "")
+        matched = _PATH.match(path)
+        if matched is None:
+            return self.inner(environ, start_response)
+        started = time.perf_counter()
+        request = self._ordinary(environ)
+        if request is None:
+            return self.inner(environ, start_response)
+        bearer, state_token, action, idempotency_key = request
+        if self._limiter is not None:
+            refusal = self._limiter.check(environ.get("HTTP_AUTHORIZATION", ""), environ.get("REMOTE_ADDR"))
+            environ[limits.VERDICT] = refusal
+            if refusal is not None:
+                return self.inner(environ, start_response)
+        request_id = self._recorder.request_id(environ.get("HTTP_X_REQUEST_ID"))
+        match_id = matched.group(1)
+        try:
+            result = self._referee.act(match_id, bearer, state_token, action, idempotency_key)
+        except Problem as problem:
+            refused = errors.problem_response(problem.body(), problem.headers)
+            status, body, extra = refused.status, refused.get_data(), refused.headers.to_wsgi_list()
+        except Exception as failure:  # what Flask's handler would make of it: a logged 500
+            errors.log_unhandled(failure, "POST", path, request_id)
+            refused = errors.internal_error_response()
+            status, body, extra = refused.status, refused.get_data(), refused.headers.to_wsgi_list()
+        else:
+            if not result.replayed:
+                metrics.MOVES.labels(result.game).inc()
+            status, body = "200 OK", orjson.dumps(result.body)
+            extra = [("Content-Type", "application/json")]
+            if result.replayed:
+                extra.append(("Idempotent-Replayed", "true"))
+        headers = [
+            *extra,
+            ("Content-Length", str(len(body))),
+            ("Vary", "Authorization"),
+            ("Cache-Control", "private, no-store"),
+            ("X-Request-ID", request_id),
+        ]
+        self._recorder.finish(
+            request_id, "POST", _ENDPOINT, path, int(status[:3]), time.perf_counter() - started, match_id,
+            environ.get("REMOTE_ADDR"),
+        )
+        start_response(status, headers)
+        return [body]
+
+    def _ordinary(self, environ: dict[str, Any]) -> tuple[str, str, dict[str, Any], str | None] | None:
+        """The bearer token, state token, action and Idempotency-Key of an ordinary move
+        request, or None for anything Flask should see as it came. A body read here is put
+        back as ``wsgi.input``, so Flask reads it as the client sent it."""
+        scheme, _, bearer = environ.get("HTTP_AUTHORIZATION", "").partition(" ")
+        bearer = bearer.strip()
+        if scheme.lower() != "bearer" or not bearer:
+            return None
+        idempotency_key = environ.get("HTTP_IDEMPOTENCY_KEY")
+        if idempotency_key is not None and not IDEMPOTENCY_KEY.match(idempotency_key):
+            return None
+        if environ.get("CONTENT_TYPE", "").partition(";")[0].strip().lower() != "application/json":
+            return None
+        try:
+            length = int(environ.get("CONTENT_LENGTH") or "")
+        except ValueError:
+            return None
+        if length <= 0 or (self._max_body is not None and length > self._max_body):
+            return None
+        raw = environ["wsgi.input"].read(length)
+        environ["wsgi.input"] = io.BytesIO(raw)
+        if len(raw) != length:
+            return None
+        try:
+            body = load_json_body(raw)  # what the route's parser reads: strict, nesting bounded
+        except BadRequest:
+            return None
+        if type(body) is not dict or body.keys() != _BODY_KEYS:
+            return None
+        state_token, action = body["state_token"], body["action"]
+        if type(state_token) is not str or len(state_token) > _MAX_STATE_TOKEN or type(action) is not dict:
+            return None
+        return bearer, state_token, action, idempotency_key
