@@ -22,6 +22,10 @@ match cache's hit rate over its moves, read from the servers' ``/metrics``: a hi
 without reading the match first (one Redis round trip instead of two). Every request opens a
 new connection, so one server's two worker processes take a match's moves in turn at random:
 each worker keeps its own cache, so about half the moves find it behind.
+
+Where the time goes: each row also gives the CPU time per request of the servers (gunicorn
+masters and workers, from ``/proc``), of the Redis server and of the load generator, since all
+of them share the machine's cores: a row's rate is what their sum allows.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ import time
 from pathlib import Path
 
 import orjson
+import redis
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -143,11 +148,12 @@ def load_process(kind: str, ports: list[int], seconds: float, threads: int, seed
     latencies: list[float] = []
     errors: list[int] = []
     workers = [threading.Thread(target=target, args=(ports, deadline, latencies, errors, seed * 100 + i)) for i in range(threads)]
+    cpu = time.process_time()
     for w in workers:
         w.start()
     for w in workers:
         w.join()
-    out.put((latencies, errors))
+    out.put((latencies, errors, time.process_time() - cpu))
 
 
 def cache_lookups(ports: list[int]) -> dict[str, float]:
@@ -163,18 +169,44 @@ def cache_lookups(ports: list[int]) -> dict[str, float]:
     return totals
 
 
-def run_load(kind: str, ports: list[int], seconds: float, clients: int) -> dict[str, float]:
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time so far of the processes ``pids`` (Linux ``/proc``)."""
+    total = 0.0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def server_pids(servers: list[subprocess.Popen]) -> list[int]:
+    """Each gunicorn master and its workers."""
+    pids = []
+    for server in servers:
+        children = subprocess.run(["pgrep", "-P", str(server.pid)], capture_output=True, text=True).stdout.split()
+        pids += [server.pid, *map(int, children)]
+    return pids
+
+
+def run_load(
+    kind: str, ports: list[int], seconds: float, clients: int, pids: list[int], redis_pid: int
+) -> dict[str, float]:
+    """One row: the load, its rate and latencies, and the CPU time per request of the
+    servers (``pids``), Redis and the load generator."""
     before = cache_lookups(ports) if kind != "bare" else {}
+    server_cpu, redis_cpu = cpu_seconds(pids), cpu_seconds([redis_pid])
     out: multiprocessing.Queue = multiprocessing.Queue()
     procs = [multiprocessing.Process(target=load_process, args=(kind, ports, seconds, clients // 2, p, out)) for p in range(2)]
     for p in procs:
         p.start()
     latencies: list[float] = []
     errors: list[int] = []
+    client_cpu = 0.0
     for _ in procs:
-        lat, err = out.get()
+        lat, err, cpu = out.get()
         latencies += lat
         errors += err
+        client_cpu += cpu
     for p in procs:
         p.join()
     ordered = sorted(latencies)
@@ -184,6 +216,9 @@ def run_load(kind: str, ports: list[int], seconds: float, clients: int) -> dict[
         "p90": ordered[int(0.90 * len(ordered))] * 1000,
         "p99": ordered[int(0.99 * len(ordered))] * 1000,
         "errors": len(errors),
+        "server_us": (cpu_seconds(pids) - server_cpu) / len(latencies) * 1e6,
+        "redis_us": (cpu_seconds([redis_pid]) - redis_cpu) / len(latencies) * 1e6,
+        "client_us": client_cpu / len(latencies) * 1e6,
     }
     if kind != "bare":
         after = cache_lookups(ports)
@@ -218,17 +253,23 @@ def main() -> None:
     servers = []
     try:
         ports: dict[tuple[str, str], list[int]] = {}
+        started: dict[tuple[str, str], list[subprocess.Popen]] = {}
         for model in models:
             for kind in kinds:
                 app = apps["bare" if kind == "bare" else "referee"]
                 config = [] if kind == "bare" else ["-c", "python:service.gunicorn_conf"]
                 ports[(model, kind)] = [free_port() for _ in range(2 if kind == "two-nodes" else 1)]
-                for port in ports[(model, kind)]:
-                    servers.append(start(app, port, args.redis, [*config, *WORKER_OPTIONS[model]]))
+                started[(model, kind)] = [
+                    start(app, port, args.redis, [*config, *WORKER_OPTIONS[model]]) for port in ports[(model, kind)]
+                ]
+                servers += started[(model, kind)]
+        time.sleep(1.0)  # the workers have forked
+        redis_pid = int(redis.Redis.from_url(args.redis).info("server")["process_id"])
+        pids = {key: server_pids(procs) for key, procs in started.items()}
         results: dict[tuple[str, str], dict[str, float]] = {}
         for _ in range(args.rounds):  # interleaved, so a change of machine load hits every row alike
             for key, key_ports in ports.items():
-                result = run_load(key[1], key_ports, args.seconds / args.rounds, args.clients)
+                result = run_load(key[1], key_ports, args.seconds / args.rounds, args.clients, pids[key], redis_pid)
                 if key not in results or result["rate"] > results[key]["rate"]:
                     results[key] = result
     finally:
@@ -237,12 +278,13 @@ def main() -> None:
             server.wait(10)
     print(f"gunicorn, 2 workers per server, {args.clients} client threads in 2 processes, {args.seconds:.0f} s per row "
           f"(best of {args.rounds} interleaved rounds), Redis {args.redis}")
-    print("| workers | endpoint | requests/s | p50 ms | p90 ms | p99 ms | non-200 | match cache hits |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| workers | endpoint | requests/s | p50 ms | p90 ms | p99 ms | non-200 | match cache hits "
+          "| CPU µs/request: servers | Redis | load generator |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for (model, kind), r in results.items():
         hits = f"{r['hit_rate']:.0%}" if "hit_rate" in r else "–"
         print(f"| {model} | {LABELS[kind]} | {r['rate']:.0f} | {r['p50']:.2f} | {r['p90']:.2f} | {r['p99']:.2f} "
-              f"| {r['errors']} | {hits} |")
+              f"| {r['errors']} | {hits} | {r['server_us']:.0f} | {r['redis_us']:.0f} | {r['client_us']:.0f} |")
     for model in models:
         for kind in kinds[1:]:
             ratio = results[(model, kind)]["rate"] / results[(model, "bare")]["rate"]
