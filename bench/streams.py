@@ -13,8 +13,13 @@ the time B's subscriber read its event minus the version's ``updated_at`` (stamp
 before its compare-and-set, so the figure slightly overstates the delay; both nodes run on
 this machine, one clock).
 
-    python bench/streams.py [--subscribers 1000] [--moves 150] [--delay-moves 300]
+    python bench/streams.py [--subscribers 1000] [--moves 150] [--pace 10] [--delay-moves 300]
                             [--redis redis://127.0.0.1:6379/2]
+
+The followed match in (a) is played at ``--pace`` moves per second (a fast bot match; ``0``
+plays it as fast as the node answers, which saturates the machine: every version costs the
+node a write to each stream). The subscribers' process stands for remote clients and runs
+at the lowest CPU priority (``nice 19``), so its reading takes the node's CPU only when idle.
 
 Each part runs well under a minute on the project's 2-core machine.
 """
@@ -151,33 +156,48 @@ def hold(port: int, match_id: str, count: int) -> None:
     gevent.killall(greenlets)
 
 
-def held_by_one_node(redis_url: str, subscribers: int, moves: int) -> None:
+def paced(player: Player, moves: int, pace: float) -> list[float]:
+    """``moves`` moves of ``player``'s match at ``pace`` per second (0: back to back); their
+    latencies. Both rows of (a) use the same pace: a worker that idles between moves answers
+    a little slower than one kept busy, whatever streams it holds."""
+    latencies = []
+    for _ in range(moves):
+        started = time.perf_counter()
+        latencies.append(player.move())
+        if pace:
+            time.sleep(max(0.0, 1 / pace - (time.perf_counter() - started)))
+    return latencies
+
+
+def held_by_one_node(redis_url: str, subscribers: int, moves: int, pace: float) -> None:
     port = free_port()
     node = start_node(redis_url, port, subscribers)
     try:
         quiet, followed = Player(port, 1), Player(port, 2)
         for _ in range(10):  # warm up both workers
             quiet.move()
-        baseline = [quiet.move() for _ in range(moves // 2)]
+        baseline = paced(quiet, moves // 2, pace)
+        # The subscribers stand for remote clients: on this machine their process runs at the
+        # lowest priority, so that reading 1,000 streams takes the node's CPU only when it idles.
         holder = subprocess.Popen(
-            [sys.executable, __file__, "--hold", str(port), followed.match_id, str(subscribers)],
+            ["nice", "-n", "19", sys.executable, __file__, "--hold", str(port), followed.match_id, str(subscribers)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT,
         )
         opened = time.perf_counter()
         assert holder.stdout is not None and holder.stdin is not None
         assert holder.stdout.readline().strip() == "ready"
         opened = time.perf_counter() - opened
-        loaded = [followed.move() for _ in range(moves)]
+        loaded = paced(followed, moves, pace)
         holder.stdin.write(f"{followed.version}\n")
         holder.stdin.flush()
         report = orjson.loads(holder.stdout.readline())
         holder.wait(30)
-        baseline += [quiet.move() for _ in range(moves // 2)]
+        baseline += paced(quiet, moves // 2, pace)
     finally:
         node.terminate()
         node.wait(30)
     print(f"(a) {subscribers} subscribers on one node (2 gevent workers), all opened in {opened:.1f} s; "
-          f"{moves} moves each way")
+          f"{moves} moves each way, the followed match's at {f'{pace:g} per second' if pace else 'full speed'}")
     print("| moves | p50 ms | p99 ms |")
     print("| --- | --- | --- |")
     for name, values in (("no stream open", baseline), (f"{subscribers} streams following the match", loaded)):
@@ -233,9 +253,13 @@ def main() -> None:
     parser.add_argument("--subscribers", type=int, default=1000)
     parser.add_argument("--moves", type=int, default=150)
     parser.add_argument("--delay-moves", type=int, default=300)
+    parser.add_argument(
+        "--pace", type=float, default=10,
+        help="moves per second of the followed match in (a), as a fast bot match goes; 0: as fast as possible",
+    )
     parser.add_argument("--redis", default=os.environ.get("REFEREE_BENCH_REDIS_URL", "redis://127.0.0.1:6379/2"))
     args = parser.parse_args()
-    held_by_one_node(args.redis, args.subscribers, args.moves)
+    held_by_one_node(args.redis, args.subscribers, args.moves, args.pace)
     across_nodes(args.redis, args.delay_moves)
 
 
