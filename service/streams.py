@@ -55,6 +55,11 @@ _LISTEN_SLICE_SECONDS = 0.02
 #: (its heartbeat reads then cover a notification it might miss).
 READY_TIMEOUT_SECONDS = 2.0
 
+#: How long the listener lets a commit's own request finish before it wakes that match's
+#: streams: the message often arrives before the committing request has read its reply, and
+#: a fan-out to hundreds of streams in that worker would delay the move's answer.
+FANOUT_DELAY_SECONDS = 0.002
+
 
 class Subscription:
     """One follower's interest in one match: the latest version heard of and a wake-up.
@@ -288,6 +293,8 @@ class RedisFeed(Feed):
                     time.sleep(_LISTEN_SLICE_SECONDS)
                     continue
                 message = self.next_message(pubsub, _LISTEN_SLICE_SECONDS)
+                if message is not None:
+                    time.sleep(FANOUT_DELAY_SECONDS)
                 while message is not None:
                     self._handle(message)
                     message = self.next_message(pubsub, 0)
