@@ -40,7 +40,9 @@ from service.referee import Referee
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
-_PATH = re.compile(r"^/v1/matches/([^/]+)/actions$")
+#: Match ids are URL-safe base64: any other path segment (encoded characters, which the WSGI
+#: server hands on as Latin-1 and werkzeug decodes again) is left to Flask's routing.
+_PATH = re.compile(r"^/v1/matches/([A-Za-z0-9_-]{1,64})/actions$")
 _ENDPOINT = "/v1/matches/<match_id>/actions"
 #: What :class:`schemas.matches.ActionRequestSchema` allows for a state token.
 _MAX_STATE_TOKEN = 200

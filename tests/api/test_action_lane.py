@@ -162,6 +162,20 @@ def test_an_unexpected_failure_in_the_lane_is_a_logged_problem_500_like_flasks(a
     assert "divided by zero" not in ours.get_data(as_text=True)
 
 
+@pytest.mark.parametrize("match_id", ["caf%C3%A9", "x%2Fy", "no-such-match", "a" * 80])
+def test_a_move_on_a_path_that_names_no_match_is_answered_as_flask_answers_it(app, match_id) -> None:
+    through_lane, through_flask = Client(app), Client(lane_of(app).inner)
+    match = start(through_lane, "the-game", 1)
+    body = orjson.dumps({"state_token": match["state_token"], "action": {"type": "end_turn"}})
+    headers = {"Authorization": f"Bearer {match['seats'][0]['token']}", "Content-Type": "application/json",
+               "X-Request-ID": "same-id"}
+    answers = [
+        client.post(f"/v1/matches/{match_id}/actions", data=body, headers=headers) for client in (through_lane, through_flask)
+    ]
+    assert answers[0].status_code >= 400
+    assert comparable(answers[0], match) == comparable(answers[1], match)
+
+
 def test_a_request_handed_to_flask_is_rate_limited_once(tmp_path) -> None:
     app = create_app(
         {"REFEREE_STORE": "memory", "REFEREE_SECRET": "lane", "REFEREE_ACCESS_LOG": "0",
