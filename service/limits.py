@@ -35,7 +35,7 @@ from werkzeug.exceptions import TooManyRequests
 
 from service import redis_client
 from service.config import Settings
-from service.tokens import SeatTokens
+from service.tokens import SeatTokens, parse_bearer
 
 log = logging.getLogger("referee")
 
@@ -63,10 +63,10 @@ _SLICES = 20
 
 def client_key(seat_tokens: SeatTokens, authorization: str, remote_addr: str | None) -> str:
     """Whose budget a request spends: an issued seat token's, else its address's."""
-    if authorization[:7].lower() == "bearer ":
-        claim = seat_tokens.claim(authorization[7:].strip())
-        if claim is not None:
-            return f"seat:{claim.match_id}:{claim.seat}"
+    bearer = parse_bearer(authorization)
+    claim = seat_tokens.claim(bearer) if bearer is not None else None
+    if claim is not None:
+        return f"seat:{claim.match_id}:{claim.seat}"
     return "addr:" + (remote_addr or "unknown")
 
 

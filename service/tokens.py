@@ -128,3 +128,10 @@ def seat_of(token: str, seat_hashes: list[str]) -> int | None:
         if hmac.compare_digest(digest, stored):
             found = seat
     return found
+
+
+def parse_bearer(header: str) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` value; ``None`` for any other value."""
+    scheme, _, token = header.partition(" ")
+    token = token.strip()
+    return token if scheme.lower() == "bearer" and token else None

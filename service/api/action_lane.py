@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import orjson
+from werkzeug.wsgi import get_content_length
 
 from service import limits, metrics
 from service.api import errors
@@ -37,6 +38,7 @@ from service.api.bodies import load_json_body
 from service.observability import RequestRecorder
 from service.problems import BadRequest, Problem
 from service.referee import Referee
+from service.tokens import parse_bearer
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -86,14 +88,15 @@ class ActionLane:
                 return self.inner(environ, start_response)
         request_id = self._recorder.request_id(environ.get("HTTP_X_REQUEST_ID"))
         match_id = matched.group(1)
+        refused = None
         try:
             result = self._referee.act(match_id, bearer, state_token, action, idempotency_key)
         except Problem as problem:
             refused = errors.problem_response(problem.body(), problem.headers)
-            status, body, extra = refused.status, refused.get_data(), refused.headers.to_wsgi_list()
         except Exception as failure:  # what Flask's handler would make of it: a logged 500
             errors.log_unhandled(failure, "POST", path, request_id)
             refused = errors.internal_error_response()
+        if refused is not None:
             status, body, extra = refused.status, refused.get_data(), refused.headers.to_wsgi_list()
         else:
             if not result.replayed:
@@ -120,20 +123,16 @@ class ActionLane:
         """The bearer token, state token, action and Idempotency-Key of an ordinary move
         request, or None for anything Flask should see as it came. A body read here is put
         back as ``wsgi.input``, so Flask reads it as the client sent it."""
-        scheme, _, bearer = environ.get("HTTP_AUTHORIZATION", "").partition(" ")
-        bearer = bearer.strip()
-        if scheme.lower() != "bearer" or not bearer:
+        bearer = parse_bearer(environ.get("HTTP_AUTHORIZATION", ""))
+        if bearer is None:
             return None
         idempotency_key = environ.get("HTTP_IDEMPOTENCY_KEY")
         if idempotency_key is not None and not IDEMPOTENCY_KEY.match(idempotency_key):
             return None
         if environ.get("CONTENT_TYPE", "").partition(";")[0].strip().lower() != "application/json":
             return None
-        try:
-            length = int(environ.get("CONTENT_LENGTH") or "")
-        except ValueError:
-            return None
-        if length <= 0 or (self._max_body is not None and length > self._max_body):
+        length = get_content_length(environ)  # as Flask reads it: None when chunked or absent
+        if not length or (self._max_body is not None and length > self._max_body):
             return None
         raw = environ["wsgi.input"].read(length)
         environ["wsgi.input"] = io.BytesIO(raw)

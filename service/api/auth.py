@@ -7,6 +7,7 @@ import re
 from flask import request
 
 from service.problems import BadRequest, Unauthorized
+from service.tokens import parse_bearer
 
 IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 
@@ -16,9 +17,8 @@ def bearer_token() -> str | None:
     header = request.headers.get("Authorization")
     if header is None:
         return None
-    scheme, _, token = header.partition(" ")
-    token = token.strip()
-    if scheme.lower() != "bearer" or not token:
+    token = parse_bearer(header)
+    if token is None:
         raise Unauthorized("bad_credentials", "Send the seat token as 'Authorization: Bearer <token>'.")
     return token
 
