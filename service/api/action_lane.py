@@ -35,6 +35,7 @@ from service import limits, metrics
 from service.api import errors
 from service.api.auth import IDEMPOTENCY_KEY
 from service.api.bodies import load_json_body
+from service.api.matches import SEAT_CACHE_CONTROL
 from service.observability import RequestRecorder
 from service.problems import BadRequest, Problem
 from service.referee import Referee
@@ -109,7 +110,7 @@ class ActionLane:
             *extra,
             ("Content-Length", str(len(body))),
             ("Vary", "Authorization"),
-            ("Cache-Control", "private, no-store"),
+            ("Cache-Control", SEAT_CACHE_CONTROL),
             ("X-Request-ID", request_id),
         ]
         self._recorder.finish(

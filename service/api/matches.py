@@ -61,12 +61,16 @@ def seat_required_first() -> None:
         )
 
 
+SEAT_CACHE_CONTROL = "private, no-store"
+"""``Cache-Control`` of every answer to a request with a seat token, and of every write."""
+
+
 @blp.after_request
 def cache_policy(response: Response) -> Response:
     """Who may keep this answer: see the module docstring."""
     response.vary.add("Authorization")
     spectator_read = request.method in ("GET", "HEAD") and "Authorization" not in request.headers
-    response.headers["Cache-Control"] = "no-cache" if spectator_read else "private, no-store"
+    response.headers["Cache-Control"] = "no-cache" if spectator_read else SEAT_CACHE_CONTROL
     return response
 
 
