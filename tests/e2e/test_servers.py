@@ -5,12 +5,14 @@ Docker image's command line. None of them is given a metrics folder: each must s
 
 from __future__ import annotations
 
+import http.client
 import io
 import random
 import re
 import time
 from collections.abc import Iterator
 
+import orjson
 import pytest
 
 from service import verify_command
@@ -71,6 +73,42 @@ def test_metrics_add_up_over_every_worker(server: Server) -> None:
     moves = play_matches(server.client, range(1, 6))
     assert moves_counted(server.client) - before == moves, "every move must be counted once"
     assert "referee_http_requests_total{" in server.client.get("/metrics").data.decode()
+
+
+def test_moves_answer_alike_whether_the_action_lane_or_flask_reads_them(server: Server) -> None:
+    """A move with a Content-Length is answered in front of Flask (service/api/action_lane.py);
+    one sent chunked goes through Flask. Over the server's sockets both play, and a refused
+    move is the same problem answer with the same headers either way."""
+    base = server.client.base_url.removeprefix("http://")
+    match = MatchClient.create(server.client, "the-game", 1)
+    token = match.tokens[0]
+
+    def post(body: dict, chunked: bool) -> tuple[int, dict[str, str], dict]:
+        connection = http.client.HTTPConnection(base, timeout=10)
+        data = orjson.dumps(body)
+        headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json", "X-Request-ID": "lane-e2e"}
+        connection.request(
+            "POST", f"{match.url}/actions", iter([data]) if chunked else data, headers, encode_chunked=chunked
+        )
+        response = connection.getresponse()
+        answer = (response.status, {k.lower(): v for k, v in response.getheaders()}, orjson.loads(response.read()))
+        connection.close()
+        return answer
+
+    legal = match.legal(0)
+    for chunked in (False, True):
+        status, headers, body = post({"state_token": legal["state_token"], "action": legal["actions"][0]}, chunked)
+        assert status == 200, body
+        assert (headers["vary"], headers["cache-control"], headers["x-request-id"]) == (
+            "Authorization", "private, no-store", "lane-e2e"
+        )
+        stale = {"state_token": legal["state_token"], "action": legal["actions"][1]}
+        refused = [post(stale, chunked=c) for c in (False, True)]
+        for status, headers, problem in refused:
+            assert status == 409 and headers["content-type"].startswith("application/problem+json")
+            assert headers["x-request-id"] == "lane-e2e" and headers["cache-control"] == "private, no-store"
+        assert refused[0][2]["code"] == refused[1][2]["code"] == "stale_state_token"
+        legal = {"state_token": body["state_token"], "actions": body["legal_actions"]}
 
 
 def test_every_worker_signs_replays_with_the_one_published_key(server: Server) -> None:
