@@ -9,6 +9,9 @@ import { contains, narrow, pickNext } from "./shell/picks.js";
 import { formatClock, remainingNow } from "./shell/clock.js";
 import { describeEnding, el, genericDescribe, genericLabel, seatName } from "./shell/text.js";
 
+/** How soon a history read that came back short of the version drawn is tried again. */
+const HISTORY_RETRY_MS = 250;
+
 const root = document.getElementById("watch");
 const board = document.getElementById("board");
 const ui = {
@@ -256,13 +259,16 @@ async function refreshLegal() {
 }
 
 /** Fetch the entries not shown yet; all of them again once the match ended (the history
- *  then reveals what was secret while it ran). */
+ *  then reveals what was secret while it ran). Versions drawn while a fetch is under way are
+ *  fetched by the same loop once it returns; a read that falls short of the version it was
+ *  made for (a store node behind) is tried again shortly. */
 async function refreshHistory(again = false) {
   if (again) state.historyAgain = true;
   if (state.historyBusy) return;
   state.historyBusy = true;
   try {
     while (state.historyAgain || state.history.length < state.match.version) {
+      const wanted = state.match.version;
       if (state.historyAgain) {
         state.historyAgain = false;
         state.history = await api.history(0);
@@ -271,7 +277,10 @@ async function refreshHistory(again = false) {
         state.history.push(...(await api.history(state.history.length)));
       }
       drawMoves();
-      if (state.history.length < state.match.version) break; // not committed where we read yet
+      if (state.history.length < wanted) {
+        setTimeout(() => refreshHistory(), HISTORY_RETRY_MS);
+        break;
+      }
     }
   } catch (problem) {
     showProblem(problem);
