@@ -20,8 +20,9 @@ referee servers share the Redis and every client sends each move to the other se
 the move before (the worst case for the per-process match cache). Each referee row shows the
 match cache's hit rate over its moves, read from the servers' ``/metrics``: a hit commits
 without reading the match first (one Redis round trip instead of two). Every request opens a
-new connection, so one server's two worker processes take a match's moves in turn at random:
-each worker keeps its own cache, so about half the moves find it behind.
+new connection, so one server's two worker processes take a match's moves in turn at random;
+they share the node's cache (service/node_cache.py), so either finds the record the other
+committed.
 
 Where the time goes: each row also gives the CPU time per request of the servers (gunicorn
 masters and workers, from ``/proc``), of the Redis server and of the load generator, since all

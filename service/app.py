@@ -11,7 +11,7 @@ import swagger_ui_bundle
 from flask import Flask, Response, send_from_directory
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from service import limits, observability
+from service import limits, node_cache, observability
 from service.api import games, matches, ops, replays, streams
 from service.api.action_lane import ActionLane
 from service.api.errors import ProblemApi
@@ -98,7 +98,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         StateTokens(settings.secret),
         SeatTokens(settings.secret),
         settings.match_ttl_seconds,
-        MatchCache(settings.match_cache_size),
+        node_cache.this_workers_cache() or MatchCache(settings.match_cache_size),
         listing_window=settings.listing_window_seconds,
     )
     app.extensions["referee"] = referee

@@ -24,6 +24,7 @@ _OWN_METRICS_DIR = not os.environ.get("PROMETHEUS_MULTIPROC_DIR")
 if _OWN_METRICS_DIR:
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="referee-metrics-")
 
+from service import node_cache  # noqa: E402
 from service.config import ConfigError, ServerSettings, Settings  # noqa: E402
 from service.observability import configure_logging  # noqa: E402
 
@@ -44,6 +45,19 @@ worker_connections = _server.worker_connections
 keepalive = 5
 graceful_timeout = 10
 accesslog = None
+
+# One match cache for the node, mapped here before the workers fork (service/node_cache.py).
+node_cache.share_across_workers(workers, _settings.match_cache_size)
+
+
+def pre_fork(server: object, worker: object) -> None:
+    """Give the worker about to fork a region of the node's match cache no living one holds."""
+    taken = {getattr(w, "cache_region", None) for w in server.WORKERS.values()}  # type: ignore[attr-defined]
+    worker.cache_region = node_cache.region_for_new_worker(taken)  # type: ignore[attr-defined]
+
+
+def post_fork(server: object, worker: object) -> None:
+    node_cache.enter_worker(worker.cache_region)  # type: ignore[attr-defined]
 
 
 def post_worker_init(worker: object) -> None:

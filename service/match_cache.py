@@ -1,9 +1,9 @@
-"""The last known record of recently active matches, per process: one round trip per move.
+"""The last known record of recently active matches: one round trip per move.
 
 A move is decided on the match's record at the version of the seat's state token. Reading it
-from the store costs a round trip before the compare-and-set, yet the process that answered
-the previous move of the match already knows that record: it committed it. So each process
-keeps, per recently active match, the last record it saw (created, committed, loaded, or
+from the store costs a round trip before the compare-and-set, yet the node that answered the
+previous move of the match already knows that record: it committed it. So each node keeps,
+per recently active match, the last record it saw (created, committed, loaded, or
 answered by a refused commit) with its version, and a move whose state token names that
 version is checked and committed on it without reading first.
 
@@ -19,15 +19,31 @@ Entries are the record bytes, decoded for each request: engines change a state i
 they apply a move, so a decoded match must never be shared between requests (and the bytes
 stay opaque here, whatever their encoding). The least recently used entry goes when the cache
 is full (``REFEREE_MATCH_CACHE_SIZE`` entries per process; 0 turns the cache off).
+
+That is the cache of one process. A server with several workers shares one cache between them
+instead (:mod:`service.node_cache`), with the same interface, :class:`RecordCache`.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from typing import Protocol
 
 from service import metrics
 from service.store import Loaded
+
+
+class RecordCache(Protocol):
+    """What the referee asks of a match cache."""
+
+    def record(self, match_id: str, version: int) -> Loaded | None: ...
+
+    def remember(self, match_id: str, loaded: Loaded) -> None: ...
+
+    def refuted(self, match_id: str, current: Loaded) -> None: ...
+
+    def forget(self, match_id: str) -> None: ...
 
 
 class MatchCache:
@@ -49,7 +65,7 @@ class MatchCache:
             if entry is not None:
                 self._entries.move_to_end(match_id)
         found = entry is not None and entry.version == version
-        metrics.MATCH_CACHE.labels("hit" if found else "miss").inc()
+        metrics.CACHE_LOOKUPS["hit" if found else "miss"].inc()
         return entry if found else None
 
     def remember(self, match_id: str, loaded: Loaded) -> None:
@@ -66,7 +82,7 @@ class MatchCache:
     def refuted(self, match_id: str, current: Loaded) -> None:
         """The store refused a commit decided on the cached record and answered the current
         one: keep that instead, and count the hit as stale."""
-        metrics.MATCH_CACHE.labels("stale").inc()
+        metrics.CACHE_LOOKUPS["stale"].inc()
         self.remember(match_id, current)
 
     def forget(self, match_id: str) -> None:

@@ -10,6 +10,8 @@ folder whenever the variable was set too late.
 
 from __future__ import annotations
 
+from typing import Any
+
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
@@ -35,10 +37,21 @@ MOVES = Counter("referee_moves_total", "Actions committed.", ["game"])
 MATCHES_CREATED = Counter("referee_matches_created_total", "Matches created.", ["game"])
 MATCH_CACHE = Counter(
     "referee_match_cache_lookups_total",
-    "Moves looked up in this process's match cache: hit (committed without a read), miss (read "
+    "Moves looked up in this node's match cache: hit (committed without a read), miss (read "
     "first), stale (a hit the store's compare-and-set refused; checked again on its answer).",
     ["result"],
 )
+#: MATCH_CACHE's samples, looked up once: ``labels()`` costs as much as the sample it records.
+CACHE_LOOKUPS = {result: MATCH_CACHE.labels(result) for result in ("hit", "miss", "stale")}
+_MOVES_BY_GAME: dict[str, Any] = {}
+
+
+def count_move(game: str) -> None:
+    """One more committed action of ``game`` (its sample looked up once per process)."""
+    child = _MOVES_BY_GAME.get(game)
+    if child is None:
+        child = _MOVES_BY_GAME[game] = MOVES.labels(game)
+    child.inc()
 
 
 def render() -> tuple[bytes, str]:

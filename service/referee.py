@@ -3,7 +3,7 @@
 The referee loads the match, authenticates the seat, checks the state token, asks the game
 engine to check and apply the action, and commits the result with the store's
 compare-and-set. It needs nothing between requests: any process can serve any request. A
-process does keep the last record it saw of recently active matches (:mod:`service.match_cache`)
+node does keep the last record it saw of recently active matches (:mod:`service.match_cache`)
 so that a move on the version it knows skips the read; the compare-and-set still decides.
 
 It also acts on its own, always through the same compare-and-set, so that whoever gets there
@@ -53,7 +53,7 @@ from service.match import (
     seed_commitment,
     state_after,
 )
-from service.match_cache import MatchCache
+from service.match_cache import MatchCache, RecordCache
 from service.problems import (
     BadRequest,
     Conflict,
@@ -142,7 +142,7 @@ class Referee:
         tokens: StateTokens,
         seat_tokens: SeatTokens,
         match_ttl: int,
-        cache: MatchCache | None = None,
+        cache: RecordCache | None = None,
         listing_window: int = 24 * 3600,
         now_ms: Callable[[], int] = wall_ms,
         spawn: Callable[[Callable[[], None]], None] = spawn_thread,
@@ -151,7 +151,7 @@ class Referee:
         self.tokens = tokens
         self.seat_tokens = seat_tokens
         self.match_ttl = match_ttl
-        self.cache = cache if cache is not None else MatchCache(0)
+        self.cache: RecordCache = cache if cache is not None else MatchCache(0)
         self.listing_window = listing_window
         self.now_ms = now_ms
         self.spawn = spawn

@@ -1,0 +1,186 @@
+"""The match cache shared by every worker process of one node (one server).
+
+A server's workers take a match's moves in turn: a client that opens a connection per
+request lands on any of them. With a cache per process, a move then finds the match's last
+record only when the same worker answered the move before (about one move in two with two
+workers), and every other move reads the match first: two round trips instead of one. So the
+cache is kept per node, as :mod:`service.match_cache` describes it: the server's master maps
+one anonymous shared memory table before it forks its workers, and every worker reads every
+record any of them committed.
+
+The table is split into one region per worker slot of the server (twice the workers, so a
+worker restarted beside a living one finds a free region). A worker writes only its own
+region, so writers never race one another; each region is a direct-mapped table of
+fixed-size slots, a match's slot chosen by the CRC of its id. A lookup reads the match's slot
+in every region and takes the one holding the asked version.
+
+Readers take no lock (a seqlock): a writer makes the slot's sequence number odd, writes, and
+makes it even again; a reader copies the slot and uses it only if the sequence number was
+even and unchanged across the copy, and if the slot's CRC-32 matches what it copied. A
+worker killed halfway through a write leaves an odd number: the slot reads as empty until
+its region's next owner writes it. An entry is a hint like any other (the compare-and-set
+decides); these checks exist so that it is always a record the store really committed at
+that version, never a torn mix of two.
+
+A record too big for a slot (game data far over the compact encoding's size) is not kept;
+its moves read first, as before.
+"""
+
+from __future__ import annotations
+
+import mmap
+import struct
+import threading
+import zlib
+
+from service import metrics
+from service.store import Loaded
+
+#: Slot header: sequence number, version, record length, base length (``NO_BASE`` when
+#: none), CRC-32 of the rest, match id length, match id.
+_HEADER = struct.Struct("<QqIIIB32s")
+_HEADER_BYTES = 64
+_SEQ = struct.Struct("<Q")
+_NO_BASE = 0xFFFFFFFF
+_MAX_ID = 32
+
+SLOT_BYTES = 4096
+"""Room per match: a compact base record is 350–950 bytes and the delta beside it at most 256."""
+
+
+class NodeTable:
+    """The shared memory of one node's cache: ``regions`` regions of ``slots`` slots."""
+
+    def __init__(self, regions: int, slots: int, slot_bytes: int = SLOT_BYTES) -> None:
+        self.regions = regions
+        self.slots = slots
+        self.slot_bytes = slot_bytes
+        self.region_bytes = slots * slot_bytes
+        # Anonymous and shared: inherited by every process forked after this, gone with them.
+        self.memory = mmap.mmap(-1, regions * self.region_bytes, flags=mmap.MAP_SHARED)
+
+    def free_region(self, taken: set[int]) -> int | None:
+        """A region no living worker holds (``taken``), or None when all are."""
+        return next((r for r in range(self.regions) if r not in taken), None)
+
+    def offset(self, region: int, slot: int) -> int:
+        return region * self.region_bytes + slot * self.slot_bytes
+
+
+_table: NodeTable | None = None
+_region: int | None = None
+
+
+def share_across_workers(workers: int, slots: int) -> None:
+    """Map the node's table (in the server's master, before any worker forks); nothing to
+    share with one worker or with the cache turned off."""
+    global _table
+    _table = NodeTable(2 * workers, slots) if workers > 1 and slots > 0 else None
+
+
+def region_for_new_worker(taken: set[int]) -> int | None:
+    """The region the next worker is to own (in the master: no race between forks)."""
+    return None if _table is None else _table.free_region(taken)
+
+
+def enter_worker(region: int | None) -> None:
+    """In a newly forked worker: own ``region`` of the table (None: keep a private cache)."""
+    global _region
+    _region = region
+
+
+def this_workers_cache() -> NodeCache | None:
+    """The node cache as this worker sees it, or None outside a server that shares one."""
+    if _table is None or _region is None:
+        return None
+    return NodeCache(_table, _region)
+
+
+class NodeCache:
+    """:class:`service.match_cache.MatchCache`'s interface over the node's shared table: this
+    worker writes its region and reads all of them."""
+
+    def __init__(self, table: NodeTable, region: int) -> None:
+        self.table = table
+        self.region = region
+        self.capacity = table.slots
+        self._write_lock = threading.Lock()  # for threaded servers; greenlets never interleave here
+
+    def _slot(self, match_id: str) -> int:
+        return zlib.crc32(match_id.encode()) % self.table.slots
+
+    def record(self, match_id: str, version: int) -> Loaded | None:
+        """The record of ``match_id`` at ``version`` if a worker of this node kept it;
+        counted as a hit or a miss."""
+        found = None
+        slot = self._slot(match_id)
+        ident = match_id.encode()
+        for region in range(self.table.regions):
+            found = self._read(self.table.offset(region, slot), ident, version)
+            if found is not None:
+                break
+        metrics.CACHE_LOOKUPS["hit" if found is not None else "miss"].inc()
+        return found
+
+    def _read(self, offset: int, ident: bytes, version: int) -> Loaded | None:
+        memory = self.table.memory
+        seq, stored_version, record_len, base_len, crc, id_len, stored_id = _HEADER.unpack_from(memory, offset)
+        if seq & 1 or stored_version != version or stored_id[:id_len] != ident or id_len != len(ident):
+            return None
+        size = record_len + (0 if base_len == _NO_BASE else base_len)
+        if size > self.table.slot_bytes - _HEADER_BYTES:
+            return None
+        start = offset + _HEADER_BYTES
+        data = memory[start:start + size]
+        if _SEQ.unpack_from(memory, offset)[0] != seq or _checksum(version, ident, data) != crc:
+            return None
+        base = None if base_len == _NO_BASE else data[record_len:]
+        return Loaded(version, data[:record_len], None, base)
+
+    def remember(self, match_id: str, loaded: Loaded) -> None:
+        """Keep ``loaded`` in this worker's region, unless it holds a newer version of the
+        match already or the record does not fit."""
+        ident = match_id.encode()
+        base = loaded.base
+        data = loaded.record + (base or b"")
+        if len(ident) > _MAX_ID or len(data) > self.table.slot_bytes - _HEADER_BYTES:
+            self.forget(match_id)
+            return
+        offset = self.table.offset(self.region, self._slot(match_id))
+        memory = self.table.memory
+        with self._write_lock:
+            seq, stored_version, _, _, _, id_len, stored_id = _HEADER.unpack_from(memory, offset)
+            if stored_id[:id_len] == ident and stored_version > loaded.version and not seq & 1:
+                return
+            _SEQ.pack_into(memory, offset, seq + 1)
+            start = offset + _HEADER_BYTES
+            memory[start:start + len(data)] = data
+            base_len = _NO_BASE if base is None else len(base)
+            crc = _checksum(loaded.version, ident, data)
+            _HEADER.pack_into(
+                memory, offset, seq + 1, loaded.version, len(loaded.record), base_len, crc, len(ident), ident
+            )
+            _SEQ.pack_into(memory, offset, seq + 2)
+
+    def refuted(self, match_id: str, current: Loaded) -> None:
+        """A cached record the store's compare-and-set refused: keep its answer instead."""
+        metrics.CACHE_LOOKUPS["stale"].inc()
+        self.remember(match_id, current)
+
+    def forget(self, match_id: str) -> None:
+        """Drop the match's entry from this worker's region (entries other workers keep are
+        records the store committed: hints as good as any)."""
+        ident = match_id.encode()
+        offset = self.table.offset(self.region, self._slot(match_id))
+        memory = self.table.memory
+        with self._write_lock:
+            seq, _, _, _, _, id_len, stored_id = _HEADER.unpack_from(memory, offset)
+            if stored_id[:id_len] != ident:
+                return
+            _SEQ.pack_into(memory, offset, seq + 1)
+            _HEADER.pack_into(memory, offset, seq + 1, -1, 0, _NO_BASE, 0, 0, b"")
+            _SEQ.pack_into(memory, offset, seq + 2)
+
+
+def _checksum(version: int, ident: bytes, data: bytes) -> int:
+    return zlib.crc32(data, zlib.crc32(ident, version & 0xFFFFFFFF))

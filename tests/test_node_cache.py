@@ -1,0 +1,120 @@
+"""The node's match cache: one shared table, a region per worker, read without locks.
+
+Two :class:`NodeCache` views over one :class:`NodeTable` stand for two workers; the tests that
+fork show the table really is shared between processes, and that a reader racing a writer
+gets either a whole record of the version it asked for or nothing.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import struct
+
+import pytest
+
+from service.node_cache import NodeCache, NodeTable
+from service.store import Loaded
+
+
+def workers(regions: int = 2, slots: int = 8, slot_bytes: int = 512) -> list[NodeCache]:
+    table = NodeTable(regions, slots, slot_bytes)
+    return [NodeCache(table, region) for region in range(regions)]
+
+
+def test_a_record_one_worker_keeps_is_found_by_the_other_at_its_version_only() -> None:
+    first, second = workers()
+    first.remember("match-a", Loaded(3, b"record-3", None, b"base"))
+    found = second.record("match-a", 3)
+    assert found == Loaded(3, b"record-3", None, b"base")
+    assert second.record("match-a", 2) is None and second.record("match-a", 4) is None
+    assert second.record("match-b", 3) is None
+
+
+def test_no_base_and_an_empty_base_stay_apart() -> None:
+    first, second = workers()
+    first.remember("match-a", Loaded(1, b"r"))
+    first.remember("match-b", Loaded(1, b"r", None, b""))
+    assert second.record("match-a", 1).base is None
+    assert second.record("match-b", 1).base == b""
+
+
+def test_the_newest_version_any_worker_kept_is_found() -> None:
+    first, second = workers()
+    first.remember("match-a", Loaded(5, b"five"))
+    second.remember("match-a", Loaded(6, b"six"))  # the other worker moved the match on
+    assert first.record("match-a", 6).record == b"six"
+    assert first.record("match-a", 5).record == b"five"  # still a true record of version 5
+
+
+def test_an_older_record_never_replaces_a_newer_one_of_the_same_match() -> None:
+    first, _ = workers()
+    first.remember("match-a", Loaded(6, b"six"))
+    first.remember("match-a", Loaded(5, b"five"))  # a late answer for an earlier version
+    assert first.record("match-a", 6).record == b"six" and first.record("match-a", 5) is None
+
+
+def test_forget_drops_this_workers_entry_and_a_refuted_hit_keeps_the_answer() -> None:
+    first, second = workers()
+    first.remember("match-a", Loaded(1, b"one"))
+    first.refuted("match-a", Loaded(4, b"four"))
+    assert second.record("match-a", 4).record == b"four"
+    first.forget("match-a")
+    first.forget("never-seen")
+    assert second.record("match-a", 4) is None
+
+
+def test_a_record_too_big_for_a_slot_is_not_kept() -> None:
+    first, second = workers(slot_bytes=256)
+    first.remember("match-a", Loaded(1, b"small"))
+    first.remember("match-a", Loaded(2, b"x" * 300))
+    assert second.record("match-a", 2) is None and second.record("match-a", 1) is None
+
+
+def test_a_slot_caught_mid_write_or_damaged_reads_as_empty() -> None:
+    first, second = workers()
+    first.remember("match-a", Loaded(1, b"record-one"))
+    offset = first.table.offset(first.region, first._slot("match-a"))
+    memory = first.table.memory
+    (seq,) = struct.unpack_from("<Q", memory, offset)
+    struct.pack_into("<Q", memory, offset, seq + 1)  # a writer died halfway
+    assert second.record("match-a", 1) is None
+    struct.pack_into("<Q", memory, offset, seq)
+    assert second.record("match-a", 1).record == b"record-one"
+    memory[offset + 64] ^= 0xFF  # one byte of the record changed: the checksum refuses it
+    assert second.record("match-a", 1) is None
+
+
+def test_matches_of_one_slot_replace_each_other_and_never_answer_for_one_another() -> None:
+    first, second = workers(slots=1)
+    first.remember("match-a", Loaded(1, b"a"))
+    first.remember("match-b", Loaded(1, b"b"))
+    assert second.record("match-a", 1) is None and second.record("match-b", 1).record == b"b"
+
+
+def _keep_versions(table: NodeTable, versions: int) -> None:
+    cache = NodeCache(table, 1)
+    for version in range(1, versions + 1):
+        cache.remember("match-a", Loaded(version, b"%d" % version * (version % 50 + 1), None, b"b%d" % version))
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="needs fork")
+def test_a_forked_worker_shares_the_table_and_a_racing_reader_never_sees_a_torn_record() -> None:
+    """The child keeps versions 1..N of one match as fast as it can while this process reads
+    whatever version it last saw: every hit is exactly the record and base of that version."""
+    table = NodeTable(2, 4, 512)
+    reader = NodeCache(table, 0)
+    child = multiprocessing.get_context("fork").Process(target=_keep_versions, args=(table, 20_000))
+    child.start()
+    hits = 0
+    while child.is_alive() or hits == 0:
+        for version in range(1, 20_001, 97):
+            found = reader.record("match-a", version)
+            if found is not None:
+                hits += 1
+                assert found.record == b"%d" % version * (version % 50 + 1)
+                assert found.base == b"b%d" % version
+        if not child.is_alive() and hits == 0:
+            break
+    child.join()
+    assert child.exitcode == 0
+    assert reader.record("match-a", 20_000).base == b"b20000"
