@@ -107,7 +107,7 @@ class Match:
     def _json(self) -> bytes:
         """Every field given at construction but the version, which the store keeps beside
         the record (where its compare-and-set reads it)."""
-        return orjson.dumps({f.name: getattr(self, f.name) for f in fields(self) if f.init and f.name != "version"})
+        return orjson.dumps({name: getattr(self, name) for name in _RECORD_FIELDS})
 
     def house_bot(self, seat: int) -> str | None:
         """The built-in bot that plays ``seat`` for the house, or ``None`` for a client's seat."""
@@ -148,6 +148,10 @@ def canonical_action(action: dict[str, Any]) -> bytes:
     """The action's JSON with sorted keys: equal for equal actions, and unlike ``==`` it
     tells ``1`` from ``1.0`` and ``true``."""
     return orjson.dumps(action, option=orjson.OPT_SORT_KEYS)
+
+
+_RECORD_FIELDS = tuple(f.name for f in fields(Match) if f.init and f.name != "version")
+"""What :meth:`Match._json` writes: every field given at construction but the version."""
 
 
 KINDS = ("move", "house", "auto", "timeout", "resign", "abort")

@@ -79,6 +79,9 @@ class StateTokens:
         return StateToken(match_id, version)
 
 
+_CLAIMS_KEPT = 10_000
+
+
 @dataclass(frozen=True)
 class SeatClaim:
     """The match and seat a seat token was issued for (its tag verified, not yet its seat:
@@ -93,6 +96,10 @@ class SeatTokens:
 
     def __init__(self, secret: bytes) -> None:
         self._key = hmac.new(secret, _SEAT_TOKEN_LABEL, hashlib.sha256).digest()
+        self._claimed: dict[str, SeatClaim] = {}
+        """Tokens whose tag was verified (a bot sends the same one with every move); only
+        genuine ones, so made-up tokens cannot fill it, and emptied when it grows past
+        :data:`_CLAIMS_KEPT`."""
 
     def _tag(self, body: str) -> str:
         return _b64(hmac.digest(self._key, body.encode(), "sha256")[:16])
@@ -105,6 +112,9 @@ class SeatTokens:
     def claim(self, token: str) -> SeatClaim | None:
         """The match and seat ``token`` was issued for, or ``None`` if this service (with this
         secret) did not issue it."""
+        known = self._claimed.get(token)
+        if known is not None:
+            return known
         parts = token.split(".")
         if len(parts) != 4 or not is_match_id(parts[0]):
             return None
@@ -112,7 +122,10 @@ class SeatTokens:
         body = token[: -len(parts[3]) - 1]
         if seat is None or not hmac.compare_digest(parts[3].encode(), self._tag(body).encode()):
             return None
-        return SeatClaim(parts[0], seat)
+        if len(self._claimed) >= _CLAIMS_KEPT:
+            self._claimed.clear()
+        claim = self._claimed[token] = SeatClaim(parts[0], seat)
+        return claim
 
 
 def hash_seat_token(token: str) -> str:

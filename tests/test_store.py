@@ -158,6 +158,26 @@ def test_redis_keys_share_a_hash_tag_and_expire(redis_url: str) -> None:
     assert all(850 < client.ttl(k) <= 900 for k in keys), "every commit renews the kept keys with the match"
 
 
+def test_a_redis_that_lost_its_scripts_loads_them_again(redis_url: str) -> None:
+    """A restarted Redis, or a replica promoted in a failover, has none of the scripts: the
+    first write after it loads them and goes through, once."""
+    import redis as redis_py
+
+    from service.store import RedisStore
+
+    client = redis_py.Redis.from_url(redis_url)
+    store = RedisStore(client)
+    match_id = new_match_id()
+    client.script_flush()
+    assert store.create(match_id, b"v0", 60, listed=Listed("the-game", "active", 1), due_ms=None)
+    client.script_flush()
+    assert store.commit(match_id, 0, b"v1", b"e1", 60).committed
+    client.script_flush()
+    stale = store.commit(match_id, 0, b"other", b"eX", 60)
+    assert (stale.committed, stale.version, stale.current.record) == (False, 1, b"v1")
+    assert store.history(match_id, 0, 10) == [b"e1"]
+
+
 @pytest.mark.parametrize("store_kind", ["memory", "file"])
 def test_embedded_ping_answers(store) -> None:
     store.ping()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from service.match import Match
 from service.tokens import SeatClaim, SeatTokens, StateTokens, hash_seat_token, seat_of
 
@@ -38,6 +40,18 @@ def test_seat_tokens_name_their_match_and_seat_under_a_mac() -> None:
     for made_up in [f"{match_id}.4.{nonce}.{tag}", f"{match_id}.{seat}.{nonce}x.{tag}", f"{match_id}.03.{nonce}.{tag}",
                     "x" * 43, "", f"{match_id}.{seat}.{nonce}", token + ".x", f"{match_id}.{seat}.{nonce}.\u00e9"]:
         assert tokens.claim(made_up) is None, made_up
+    assert tokens.claim(token) == SeatClaim("match-id-0001", 3), "the second claim is the remembered one"
+
+
+def test_remembered_claims_are_bounded_and_never_made_up_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("service.tokens._CLAIMS_KEPT", 3)
+    tokens = SeatTokens(b"secret")
+    for n in range(50):
+        tokens.claim(f"match-id-0001.0.nonce{n}.tag")  # made up: not remembered
+    assert tokens._claimed == {}
+    issued = [tokens.mint("match-id-0001", seat) for seat in range(7)]
+    assert [tokens.claim(t) for t in issued] == [SeatClaim("match-id-0001", seat) for seat in range(7)]
+    assert len(tokens._claimed) <= 3
 
 
 def test_seat_tokens_are_stored_as_hashes() -> None:

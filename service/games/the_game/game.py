@@ -189,10 +189,30 @@ class TheGame(Game):
         return actions
 
     def check(self, state: State, seat: int, action: Action) -> None:
+        if self._plainly_legal(state, seat, action):
+            return
         super().check(state, seat, action)
         # True == 1 and 37.0 == 37 in Python: they must not pass for a seat or a card
         if any(type(v) in (bool, float) for v in action.values()):
             raise IllegalAction("bad_action", "Cards, piles and seats are JSON integers.")
+
+    def _plainly_legal(self, state: State, seat: int, action: Action) -> bool:
+        """Whether ``action`` is, exactly, one :meth:`legal_actions` would list for a seat
+        whose turn it is with no starter to agree (a card laid, or the turn ended), decided
+        on that card and pile alone rather than by listing the whole hand's moves. False
+        sends the action to the general check, which explains a refusal."""
+        if state["over"] or state["agreement"] is not None or state["turn"] != seat:
+            return False
+        kind = action.get("type")
+        if kind == "end_turn":
+            return len(action) == 1 and state["played"] >= self.minimum(state)
+        if kind != "play" or action.keys() != {"type", "card", "pile"}:
+            return False
+        card, p = action["card"], action["pile"]
+        return (
+            type(card) is int and type(p) is int and card in state["hands"][seat]
+            and 0 <= p < len(state["piles"]) and P.fits(state["piles"][p], card, rules()["backwards_step"])
+        )
 
     def explain(self, state: State, seat: int, action: Action) -> IllegalAction:
         agreement = state["agreement"]

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.engine import Rng
+from service.engine import EngineError, NotYourTurn, Rng
+from service.engine.actions import is_listed
 from service.games.the_game import GAME
 from tests.support.contract import assert_replays, random_playout
 
@@ -75,3 +76,37 @@ def test_the_same_seed_deals_the_same_cards_and_another_seed_does_not() -> None:
     first = GAME.setup(3, options, Rng(b"a"))
     assert GAME.setup(3, options, Rng(b"a")) == first
     assert GAME.setup(3, options, Rng(b"b")) != first
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), players=st.integers(1, 5), professional=st.booleans())
+def test_the_quick_check_accepts_exactly_the_listed_moves(seed: int, players: int, professional: bool) -> None:
+    """``check`` decides a card laid or a turn ended on that move alone: along random
+    matches, it accepts every listed action and refuses every other candidate, as the
+    listing does (lookalikes with ``true`` or ``17.0`` included)."""
+    rng = random.Random(seed)
+    state = GAME.setup(players, GAME.resolve_options(players, {"professional": professional}), Rng(f"{seed:064x}"))
+    game_rng = Rng(f"{seed:064x}")
+    while GAME.to_act(state):
+        seat = GAME.to_act(state)[0]
+        legal = GAME.legal_actions(state, seat)
+        candidates = [*legal, {"type": "end_turn"}, {"type": "end_turn", "extra": 1}]
+        for card in range(0, 102, 7):
+            for pile in (-1, 0, 1, 2, 3, 4, True, 1.0):
+                candidates.append({"type": "play", "card": card, "pile": pile})
+        candidates += [{"type": "play", "card": float(a["card"]), "pile": a["pile"]} for a in legal if a["type"] == "play"]
+        for other in (s for s in range(players) if s != seat):
+            candidates += [{"type": "end_turn", "seat": other}]
+        for action in candidates:
+            listed = is_listed(action, legal)
+            try:
+                GAME.check(state, seat, action)
+                accepted = True
+            except EngineError:
+                accepted = False
+            assert accepted == listed, action
+        for other in (s for s in range(players) if s != seat):
+            for action in legal[:3]:
+                with pytest.raises(NotYourTurn):
+                    GAME.check(state, other, action)
+        state, _ = GAME.apply(state, seat, rng.choice(legal), game_rng)
