@@ -77,7 +77,7 @@ class Match:
     @classmethod
     def decode(cls, version: int, record: bytes, base: bytes | None = None) -> Match:
         """The match from its stored record and, for a record stored as a delta, its base."""
-        base_json = codec.inflate(base) if base is not None else None
+        base_json = codec.inflate_base(base) if base is not None else None
         match = cls(version=version, **codec.decode(record, base_json))
         match.base_json = base_json
         match.base_record = base

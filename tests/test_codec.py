@@ -192,3 +192,14 @@ def test_a_match_stored_as_plain_json_goes_on_after_the_upgrade() -> None:
     assert store.load(match_id).base is not None, "the first move after the upgrade writes a base"
     history = referee.history(match_id, bearer, 0, 10)["entries"]
     assert [entry["version"] for entry in history] == [1, 2]
+
+
+def test_a_base_inflated_once_is_the_same_bytes_every_time_and_damage_still_raises() -> None:
+    base = codec.deflate("record", orjson.dumps({"piles": [1, 2, 3], "hands": [[4, 5]]}))
+    first = codec.inflate_base(base)
+    assert first == codec.inflate(base) and codec.inflate_base(bytes(base)) is first
+    damaged = base[:-3]
+    with pytest.raises(codec.CodecError):
+        codec.inflate_base(damaged)
+    with pytest.raises(codec.CodecError):
+        codec.inflate_base(damaged)  # a failure is not remembered as an answer

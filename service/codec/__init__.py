@@ -144,6 +144,13 @@ def inflate(raw: bytes, base: bytes | None = None) -> bytes:
     return text
 
 
+@functools.lru_cache(maxsize=256)
+def inflate_base(raw: bytes) -> bytes:
+    """:func:`inflate` of a match's base record, remembered: a base changes only when a move
+    rebases the match (every few dozen moves), yet every move decodes its record against it."""
+    return inflate(raw)
+
+
 def _json(text: bytes) -> Any:
     try:
         return orjson.loads(text)
