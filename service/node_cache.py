@@ -8,11 +8,13 @@ cache is kept per node, as :mod:`service.match_cache` describes it: the server's
 one anonymous shared memory table before it forks its workers, and every worker reads every
 record any of them committed.
 
-The table is split into one region per worker slot of the server (twice the workers, so a
-worker restarted beside a living one finds a free region). A worker writes only its own
-region, so writers never race one another; each region is a direct-mapped table of
-fixed-size slots, a match's slot chosen by the CRC of its id. A lookup reads the match's slot
-in every region and takes the one holding the asked version.
+The table is split into regions, twice as many as the server's workers, so that a worker
+restarted beside a living one finds a free region. A worker writes only its own
+region, so writers never race one another. Each region is a two-way table of fixed-size
+slots: a match may live in either of two slots chosen by the CRC of its id, and a new match
+takes the one written least recently, so two active matches that share one choice both stay.
+A lookup reads the match's two slots in every region and takes the one holding the asked
+version.
 
 Readers take no lock (a seqlock): a writer makes the slot's sequence number odd, writes, and
 makes it even again; a reader copies the slot and uses it only if the sequence number was
@@ -31,18 +33,20 @@ from __future__ import annotations
 import mmap
 import struct
 import threading
+import time
 import zlib
 
 from service import metrics
 from service.store import Loaded
 
 #: Slot header: sequence number, version, record length, base length (``NO_BASE`` when
-#: none), CRC-32 of the rest, match id length, match id.
-_HEADER = struct.Struct("<QqIIIB32s")
+#: none), CRC-32 of the rest, when it was written (the machine's monotonic clock, ns), match
+#: id length, match id (new ids are 22 characters).
+_HEADER = struct.Struct("<QqIIIQB27s")
 _HEADER_BYTES = 64
 _SEQ = struct.Struct("<Q")
 _NO_BASE = 0xFFFFFFFF
-_MAX_ID = 32
+_MAX_ID = 27
 
 SLOT_BYTES = 4096
 """Room per match: a compact base record is 350–950 bytes and the delta beside it at most 256."""
@@ -103,20 +107,25 @@ class NodeCache:
     def __init__(self, table: NodeTable, region: int) -> None:
         self.table = table
         self.region = region
-        self.capacity = table.slots
         self._write_lock = threading.Lock()  # for threaded servers; greenlets never interleave here
 
-    def _slot(self, match_id: str) -> int:
-        return zlib.crc32(match_id.encode()) % self.table.slots
+    def _slots(self, match_id: str) -> tuple[int, int]:
+        """The two slots ``match_id`` may live in (one when the table has a single slot)."""
+        slots = self.table.slots
+        h = zlib.crc32(match_id.encode())
+        first = h % slots
+        if slots == 1:
+            return first, first
+        return first, (first + 1 + (h >> 16) % (slots - 1)) % slots
 
     def record(self, match_id: str, version: int) -> Loaded | None:
         """The record of ``match_id`` at ``version`` if a worker of this node kept it;
         counted as a hit or a miss."""
         found = None
-        slot = self._slot(match_id)
         ident = match_id.encode()
-        for region in range(self.table.regions):
-            found = self._read(self.table.offset(region, slot), ident, version)
+        offsets = [self.table.offset(region, slot) for region in range(self.table.regions) for slot in self._slots(match_id)]
+        for offset in offsets:
+            found = self._read(offset, ident, version)
             if found is not None:
                 break
         metrics.CACHE_LOOKUPS["hit" if found is not None else "miss"].inc()
@@ -124,7 +133,7 @@ class NodeCache:
 
     def _read(self, offset: int, ident: bytes, version: int) -> Loaded | None:
         memory = self.table.memory
-        seq, stored_version, record_len, base_len, crc, id_len, stored_id = _HEADER.unpack_from(memory, offset)
+        seq, stored_version, record_len, base_len, crc, _, id_len, stored_id = _HEADER.unpack_from(memory, offset)
         if seq & 1 or stored_version != version or stored_id[:id_len] != ident or id_len != len(ident):
             return None
         size = record_len + (0 if base_len == _NO_BASE else base_len)
@@ -146,21 +155,35 @@ class NodeCache:
         if len(ident) > _MAX_ID or len(data) > self.table.slot_bytes - _HEADER_BYTES:
             self.forget(match_id)
             return
-        offset = self.table.offset(self.region, self._slot(match_id))
         memory = self.table.memory
         with self._write_lock:
-            seq, stored_version, _, _, _, id_len, stored_id = _HEADER.unpack_from(memory, offset)
-            if stored_id[:id_len] == ident and stored_version > loaded.version and not seq & 1:
+            offset = self._slot_to_write(ident, self._slots(match_id))
+            seq, stored_version, _, _, _, _, id_len, stored_id = _HEADER.unpack_from(memory, offset)
+            if stored_id[:id_len] == ident and id_len and stored_version > loaded.version and not seq & 1:
                 return
             _SEQ.pack_into(memory, offset, seq + 1)
             start = offset + _HEADER_BYTES
             memory[start:start + len(data)] = data
             base_len = _NO_BASE if base is None else len(base)
             crc = _checksum(loaded.version, ident, data)
+            stamp = time.monotonic_ns()
             _HEADER.pack_into(
-                memory, offset, seq + 1, loaded.version, len(loaded.record), base_len, crc, len(ident), ident
+                memory, offset, seq + 1, loaded.version, len(loaded.record), base_len, crc, stamp, len(ident), ident
             )
             _SEQ.pack_into(memory, offset, seq + 2)
+
+    def _slot_to_write(self, ident: bytes, slots: tuple[int, int]) -> int:
+        """The offset, in this worker's region, of the slot that holds the match already,
+        else of the one written least recently (a slot left mid-write counts as empty)."""
+        memory = self.table.memory
+        candidates = []
+        for slot in slots:
+            offset = self.table.offset(self.region, slot)
+            seq, _, _, _, _, stamp, id_len, stored_id = _HEADER.unpack_from(memory, offset)
+            if id_len and stored_id[:id_len] == ident:
+                return offset
+            candidates.append((0 if seq & 1 or not id_len else stamp + 1, offset))
+        return min(candidates)[1]
 
     def refuted(self, match_id: str, current: Loaded) -> None:
         """A cached record the store's compare-and-set refused: keep its answer instead."""
@@ -171,15 +194,16 @@ class NodeCache:
         """Drop the match's entry from this worker's region (entries other workers keep are
         records the store committed: hints as good as any)."""
         ident = match_id.encode()
-        offset = self.table.offset(self.region, self._slot(match_id))
         memory = self.table.memory
         with self._write_lock:
-            seq, _, _, _, _, id_len, stored_id = _HEADER.unpack_from(memory, offset)
-            if stored_id[:id_len] != ident:
-                return
-            _SEQ.pack_into(memory, offset, seq + 1)
-            _HEADER.pack_into(memory, offset, seq + 1, -1, 0, _NO_BASE, 0, 0, b"")
-            _SEQ.pack_into(memory, offset, seq + 2)
+            for slot in set(self._slots(match_id)):
+                offset = self.table.offset(self.region, slot)
+                seq, _, _, _, _, _, id_len, stored_id = _HEADER.unpack_from(memory, offset)
+                if not id_len or stored_id[:id_len] != ident:
+                    continue
+                _SEQ.pack_into(memory, offset, seq + 1)
+                _HEADER.pack_into(memory, offset, seq + 1, -1, 0, _NO_BASE, 0, 0, 0, b"")
+                _SEQ.pack_into(memory, offset, seq + 2)
 
 
 def _checksum(version: int, ident: bytes, data: bytes) -> int:

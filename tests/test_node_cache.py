@@ -73,7 +73,7 @@ def test_a_record_too_big_for_a_slot_is_not_kept() -> None:
 def test_a_slot_caught_mid_write_or_damaged_reads_as_empty() -> None:
     first, second = workers()
     first.remember("match-a", Loaded(1, b"record-one"))
-    offset = first.table.offset(first.region, first._slot("match-a"))
+    offset = first._slot_to_write(b"match-a", first._slots("match-a"))  # the slot holding it
     memory = first.table.memory
     (seq,) = struct.unpack_from("<Q", memory, offset)
     struct.pack_into("<Q", memory, offset, seq + 1)  # a writer died halfway
@@ -89,6 +89,26 @@ def test_matches_of_one_slot_replace_each_other_and_never_answer_for_one_another
     first.remember("match-a", Loaded(1, b"a"))
     first.remember("match-b", Loaded(1, b"b"))
     assert second.record("match-a", 1) is None and second.record("match-b", 1).record == b"b"
+
+
+def test_two_matches_that_share_a_slot_both_stay_and_a_third_replaces_the_least_recent() -> None:
+    """With two slots every match may live in either: two matches both stay, whatever their
+    ids; a third takes the slot written least recently."""
+    first, second = workers(slots=2)
+    first.remember("match-a", Loaded(1, b"a1"))
+    first.remember("match-b", Loaded(1, b"b1"))
+    assert second.record("match-a", 1).record == b"a1" and second.record("match-b", 1).record == b"b1"
+    first.remember("match-a", Loaded(2, b"a2"))  # match-a moves on: match-b is now the older
+    first.remember("match-c", Loaded(1, b"c1"))
+    assert second.record("match-b", 1) is None
+    assert second.record("match-a", 2).record == b"a2" and second.record("match-c", 1).record == b"c1"
+
+
+def test_a_match_id_longer_than_a_slot_holds_is_not_kept() -> None:
+    first, second = workers()
+    long_id = "m" * 40
+    first.remember(long_id, Loaded(1, b"r"))
+    assert second.record(long_id, 1) is None
 
 
 def _keep_versions(table: NodeTable, versions: int) -> None:

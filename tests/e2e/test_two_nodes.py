@@ -6,14 +6,13 @@ version comes from exactly one accepted move, and the caches' refuted hits are r
 from __future__ import annotations
 
 import random
-import re
 import threading
 from collections.abc import Iterator
 from contextlib import ExitStack
 
 import pytest
 
-from tests.support.http import MatchClient, WireClient
+from tests.support.http import MatchClient, cache_lookups
 from tests.support.servers import BIN, Server, clean_env, free_port, running
 
 
@@ -27,12 +26,6 @@ def two_nodes(redis_url: str) -> Iterator[tuple[Server, Server]]:
             command = [str(BIN / "referee"), "serve", "--port", str(port), "--workers", "1"]
             servers.append(stack.enter_context(running(command, env, port)))
         yield servers[0], servers[1]
-
-
-def cache_lookups(client: WireClient) -> dict[str, float]:
-    text = client.get("/metrics").data.decode()
-    found = re.findall(r'^referee_match_cache_lookups_total\{result="(\w+)"\} (\S+)$', text, re.M)
-    return {result: float(value) for result, value in found}
 
 
 def test_moves_alternating_between_two_servers_finish_the_match(two_nodes: tuple[Server, Server]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
@@ -127,3 +128,10 @@ class WireClient:
 
     def post(self, url: str, json: Any = None, headers: dict[str, str] | None = None) -> WireResponse:
         return self._send("POST", url, orjson.dumps(json), {"Content-Type": "application/json", **(headers or {})})
+
+
+def cache_lookups(client: WireClient) -> dict[str, float]:
+    """A server's match-cache lookups so far, by result (hit, miss, stale), from /metrics."""
+    text = client.get("/metrics").data.decode()
+    found = re.findall(r'^referee_match_cache_lookups_total\{result="(\w+)"\} (\S+)$', text, re.MULTILINE)
+    return {result: float(value) for result, value in found}
