@@ -138,3 +138,24 @@ def test_a_forked_worker_shares_the_table_and_a_racing_reader_never_sees_a_torn_
     child.join()
     assert child.exitcode == 0
     assert reader.record("match-a", 20_000).base == b"b20000"
+
+
+def test_each_new_worker_owns_a_region_no_living_worker_holds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What gunicorn's hooks do: the master picks a free region for the worker it forks,
+    the worker enters it; a worker beyond the regions keeps a cache of its own."""
+    from service import node_cache
+
+    monkeypatch.setattr(node_cache, "_table", None)
+    monkeypatch.setattr(node_cache, "_region", None)
+    node_cache.share_across_workers(1, 100)
+    assert node_cache._table is None and node_cache.region_for_new_worker(set()) is None
+    node_cache.share_across_workers(2, 100)  # four regions
+    assert node_cache.region_for_new_worker(set()) == 0
+    assert node_cache.region_for_new_worker({0, None}) == 1
+    assert node_cache.region_for_new_worker({0, 1, 3}) == 2
+    assert node_cache.region_for_new_worker({0, 1, 2, 3}) is None
+    node_cache.enter_worker(None)
+    assert node_cache.this_workers_cache() is None
+    node_cache.enter_worker(2)
+    cache = node_cache.this_workers_cache()
+    assert cache is not None and cache.region == 2 and cache.table is node_cache._table
