@@ -30,7 +30,6 @@ import threading
 from collections import OrderedDict
 from typing import Protocol
 
-from service import metrics
 from service.store import Loaded
 
 
@@ -40,8 +39,6 @@ class RecordCache(Protocol):
     def record(self, match_id: str, version: int) -> Loaded | None: ...
 
     def remember(self, match_id: str, loaded: Loaded) -> None: ...
-
-    def refuted(self, match_id: str, current: Loaded) -> None: ...
 
     def forget(self, match_id: str) -> None: ...
 
@@ -59,14 +56,12 @@ class MatchCache:
         return len(self._entries)
 
     def record(self, match_id: str, version: int) -> Loaded | None:
-        """The cached record of ``match_id`` if it is at ``version``; counted as a hit or a miss."""
+        """The cached record of ``match_id`` if it is at ``version``."""
         with self._lock:
             entry = self._entries.get(match_id)
             if entry is not None:
                 self._entries.move_to_end(match_id)
-        found = entry is not None and entry.version == version
-        metrics.CACHE_LOOKUPS["hit" if found else "miss"].inc()
-        return entry if found else None
+        return entry if entry is not None and entry.version == version else None
 
     def remember(self, match_id: str, loaded: Loaded) -> None:
         """Keep ``loaded`` as the match's latest known record (an idempotency answer, which
@@ -78,12 +73,6 @@ class MatchCache:
             self._entries.move_to_end(match_id)
             while len(self._entries) > self.capacity:
                 self._entries.popitem(last=False)
-
-    def refuted(self, match_id: str, current: Loaded) -> None:
-        """The store refused a commit decided on the cached record and answered the current
-        one: keep that instead, and count the hit as stale."""
-        metrics.CACHE_LOOKUPS["stale"].inc()
-        self.remember(match_id, current)
 
     def forget(self, match_id: str) -> None:
         """Drop the match's entry (its commit's outcome is unknown, or it no longer exists)."""

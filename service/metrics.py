@@ -10,6 +10,7 @@ folder whenever the variable was set too late.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from prometheus_client import (
@@ -41,17 +42,14 @@ MATCH_CACHE = Counter(
     "first), stale (a hit the store's compare-and-set refused; checked again on its answer).",
     ["result"],
 )
-#: MATCH_CACHE's samples, looked up once: ``labels()`` costs as much as the sample it records.
-CACHE_LOOKUPS = {result: MATCH_CACHE.labels(result) for result in ("hit", "miss", "stale")}
-_MOVES_BY_GAME: dict[str, Any] = {}
 
 
-def count_move(game: str) -> None:
-    """One more committed action of ``game`` (its sample looked up once per process)."""
-    child = _MOVES_BY_GAME.get(game)
-    if child is None:
-        child = _MOVES_BY_GAME[game] = MOVES.labels(game)
-    child.inc()
+@functools.cache
+def sample(metric: Any, *label_values: str) -> Any:
+    """``metric.labels(*label_values)``, looked up once per process: prometheus_client's
+    ``labels()`` costs as much as the sample it records, and the requests and moves of every
+    request record some (the label values are bounded: methods, routes, statuses, games)."""
+    return metric.labels(*label_values)
 
 
 def render() -> tuple[bytes, str]:

@@ -36,7 +36,6 @@ import threading
 import time
 import zlib
 
-from service import metrics
 from service.store import Loaded
 
 #: Slot header: sequence number, version, record length, base length (``NO_BASE`` when
@@ -119,17 +118,14 @@ class NodeCache:
         return first, (first + 1 + (h >> 16) % (slots - 1)) % slots
 
     def record(self, match_id: str, version: int) -> Loaded | None:
-        """The record of ``match_id`` at ``version`` if a worker of this node kept it;
-        counted as a hit or a miss."""
-        found = None
+        """The record of ``match_id`` at ``version`` if a worker of this node kept it."""
         ident = match_id.encode()
-        offsets = [self.table.offset(region, slot) for region in range(self.table.regions) for slot in self._slots(match_id)]
-        for offset in offsets:
-            found = self._read(offset, ident, version)
-            if found is not None:
-                break
-        metrics.CACHE_LOOKUPS["hit" if found is not None else "miss"].inc()
-        return found
+        for region in range(self.table.regions):
+            for slot in self._slots(match_id):
+                found = self._read(self.table.offset(region, slot), ident, version)
+                if found is not None:
+                    return found
+        return None
 
     def _read(self, offset: int, ident: bytes, version: int) -> Loaded | None:
         memory = self.table.memory
@@ -155,55 +151,51 @@ class NodeCache:
         if len(ident) > _MAX_ID or len(data) > self.table.slot_bytes - _HEADER_BYTES:
             self.forget(match_id)
             return
-        memory = self.table.memory
         with self._write_lock:
-            offset = self._slot_to_write(ident, self._slots(match_id))
-            seq, stored_version, _, _, _, _, id_len, stored_id = _HEADER.unpack_from(memory, offset)
-            if stored_id[:id_len] == ident and id_len and stored_version > loaded.version and not seq & 1:
+            offset, seq, holds_it, stored_version = self._slot_to_write(ident, self._slots(match_id))
+            if holds_it and stored_version > loaded.version and not seq & 1:
                 return
-            _SEQ.pack_into(memory, offset, seq + 1)
-            start = offset + _HEADER_BYTES
-            memory[start:start + len(data)] = data
             base_len = _NO_BASE if base is None else len(base)
-            crc = _checksum(loaded.version, ident, data)
-            stamp = time.monotonic_ns()
-            _HEADER.pack_into(
-                memory, offset, seq + 1, loaded.version, len(loaded.record), base_len, crc, stamp, len(ident), ident
+            header = (
+                loaded.version, len(loaded.record), base_len, _checksum(loaded.version, ident, data),
+                time.monotonic_ns(), len(ident), ident,
             )
-            _SEQ.pack_into(memory, offset, seq + 2)
+            self._publish(offset, seq, header, data)
 
-    def _slot_to_write(self, ident: bytes, slots: tuple[int, int]) -> int:
-        """The offset, in this worker's region, of the slot that holds the match already,
-        else of the one written least recently (a slot left mid-write counts as empty)."""
-        memory = self.table.memory
+    def _slot_to_write(self, ident: bytes, slots: tuple[int, int]) -> tuple[int, int, bool, int]:
+        """In this worker's region, the slot that holds the match already, else the one
+        written least recently (a slot left mid-write counts as empty): its offset, its
+        sequence number, whether it holds the match, and the version it holds."""
         candidates = []
         for slot in slots:
             offset = self.table.offset(self.region, slot)
-            seq, _, _, _, _, stamp, id_len, stored_id = _HEADER.unpack_from(memory, offset)
+            seq, version, _, _, _, stamp, id_len, stored_id = _HEADER.unpack_from(self.table.memory, offset)
             if id_len and stored_id[:id_len] == ident:
-                return offset
-            candidates.append((0 if seq & 1 or not id_len else stamp + 1, offset))
-        return min(candidates)[1]
+                return offset, seq, True, version
+            candidates.append((0 if seq & 1 or not id_len else stamp + 1, offset, seq, version))
+        _, offset, seq, version = min(candidates)
+        return offset, seq, False, version
 
-    def refuted(self, match_id: str, current: Loaded) -> None:
-        """A cached record the store's compare-and-set refused: keep its answer instead."""
-        metrics.CACHE_LOOKUPS["stale"].inc()
-        self.remember(match_id, current)
+    def _publish(self, offset: int, seq: int, header: tuple, data: bytes = b"") -> None:
+        """Write a slot of this worker's region under its sequence number: odd while the
+        header and ``data`` are written, even again once they are whole."""
+        memory = self.table.memory
+        _SEQ.pack_into(memory, offset, seq + 1)
+        start = offset + _HEADER_BYTES
+        memory[start:start + len(data)] = data
+        _HEADER.pack_into(memory, offset, seq + 1, *header)
+        _SEQ.pack_into(memory, offset, seq + 2)
 
     def forget(self, match_id: str) -> None:
         """Drop the match's entry from this worker's region (entries other workers keep are
         records the store committed: hints as good as any)."""
         ident = match_id.encode()
-        memory = self.table.memory
         with self._write_lock:
             for slot in set(self._slots(match_id)):
                 offset = self.table.offset(self.region, slot)
-                seq, _, _, _, _, _, id_len, stored_id = _HEADER.unpack_from(memory, offset)
-                if not id_len or stored_id[:id_len] != ident:
-                    continue
-                _SEQ.pack_into(memory, offset, seq + 1)
-                _HEADER.pack_into(memory, offset, seq + 1, -1, 0, _NO_BASE, 0, 0, 0, b"")
-                _SEQ.pack_into(memory, offset, seq + 2)
+                seq, _, _, _, _, _, id_len, stored_id = _HEADER.unpack_from(self.table.memory, offset)
+                if id_len and stored_id[:id_len] == ident:
+                    self._publish(offset, seq, (-1, 0, _NO_BASE, 0, 0, 0, b""))
 
 
 def _checksum(version: int, ident: bytes, data: bytes) -> int:

@@ -63,31 +63,11 @@ class AccessLog:
             pass
 
 
-class _RequestMetrics:
-    """The request counter and latency histogram of each (method, endpoint, status), looked
-    up once: prometheus_client's ``labels()`` costs as much as the sample it records."""
-
-    def __init__(self) -> None:
-        self._children: dict[tuple[str, str, str], tuple[Any, Any]] = {}
-
-    def record(self, method: str, endpoint: str, status: str, elapsed: float) -> None:
-        key = (method, endpoint, status)
-        children = self._children.get(key)
-        if children is None:
-            children = self._children[key] = (
-                metrics.REQUESTS.labels(method, endpoint, status),
-                metrics.LATENCY.labels(method, endpoint),
-            )
-        children[0].inc()
-        children[1].observe(elapsed)
-
-
 class RequestRecorder:
     """What every request leaves behind: its id, a metrics sample and an access-log line."""
 
     def __init__(self, log_requests: bool) -> None:
         self._lines = AccessLog() if log_requests else None
-        self._metrics = _RequestMetrics()
 
     @staticmethod
     def request_id(incoming: str | None) -> str:
@@ -98,7 +78,8 @@ class RequestRecorder:
         self, request_id: str, method: str, endpoint: str, path: str, status: int, elapsed: float,
         match_id: str | None, remote: str | None,
     ) -> None:
-        self._metrics.record(method, endpoint, str(status), elapsed)
+        metrics.sample(metrics.REQUESTS, method, endpoint, str(status)).inc()
+        metrics.sample(metrics.LATENCY, method, endpoint).observe(elapsed)
         if self._lines is not None:
             self._lines.write(
                 {

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 
-from service import codec
+from service import codec, metrics
 from service.bots.registry import make_bot
 from service.clock import Clock, TimeControl, iso_ms, wall_ms
 from service.engine import (
@@ -497,9 +497,8 @@ class Referee:
                 self.cache.forget(match_id)
                 raise NotFound("unknown_match", f"No match {match_id!r} (it may have expired).")
             if hinted:
-                self.cache.refuted(match_id, result.current)
-            else:
-                self.cache.remember(match_id, result.current)
+                metrics.sample(metrics.MATCH_CACHE, "stale").inc()
+            self.cache.remember(match_id, result.current)
             current, hinted = result.current, False
         # The last compare-and-set lost: maybe to this very request, retried by the store
         # client after a dropped reply.
@@ -508,8 +507,11 @@ class Referee:
         return self._answer_again_or_stale(match, self.game(match.game_id), caller, token.version, action)
 
     def _cached(self, match_id: str, version: int) -> Loaded | None:
-        """The match at ``version`` from this process's cache, if it has it there."""
-        return self.cache.record(match_id, version)
+        """The match at ``version`` from this node's cache, if it has it there; counted as a
+        hit or a miss (a hit the store then refutes is counted stale too)."""
+        found = self.cache.record(match_id, version)
+        metrics.sample(metrics.MATCH_CACHE, "hit" if found is not None else "miss").inc()
+        return found
 
     def _decide(
         self,

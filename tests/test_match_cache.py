@@ -27,10 +27,10 @@ def test_the_least_recently_used_match_goes_first() -> None:
     assert cache.record("match-a", 1).record == b"a" and cache.record("match-c", 1).record == b"c"
 
 
-def test_forget_and_a_refuted_hit() -> None:
+def test_forget_and_a_newer_record() -> None:
     cache = MatchCache(2)
     cache.remember("match-a", Loaded(1, b"a1"))
-    cache.refuted("match-a", Loaded(5, b"a5"))
+    cache.remember("match-a", Loaded(5, b"a5"))  # what a refused commit answered
     assert cache.record("match-a", 5).record == b"a5"
     cache.forget("match-a")
     cache.forget("never-seen")

@@ -53,10 +53,10 @@ def test_an_older_record_never_replaces_a_newer_one_of_the_same_match() -> None:
     assert first.record("match-a", 6).record == b"six" and first.record("match-a", 5) is None
 
 
-def test_forget_drops_this_workers_entry_and_a_refuted_hit_keeps_the_answer() -> None:
+def test_forget_drops_this_workers_entry_and_a_newer_record_is_kept() -> None:
     first, second = workers()
     first.remember("match-a", Loaded(1, b"one"))
-    first.refuted("match-a", Loaded(4, b"four"))
+    first.remember("match-a", Loaded(4, b"four"))  # what a refused commit answered
     assert second.record("match-a", 4).record == b"four"
     first.forget("match-a")
     first.forget("never-seen")
@@ -73,7 +73,8 @@ def test_a_record_too_big_for_a_slot_is_not_kept() -> None:
 def test_a_slot_caught_mid_write_or_damaged_reads_as_empty() -> None:
     first, second = workers()
     first.remember("match-a", Loaded(1, b"record-one"))
-    offset = first._slot_to_write(b"match-a", first._slots("match-a"))  # the slot holding it
+    offset, _, holds_it, _ = first._slot_to_write(b"match-a", first._slots("match-a"))
+    assert holds_it
     memory = first.table.memory
     (seq,) = struct.unpack_from("<Q", memory, offset)
     struct.pack_into("<Q", memory, offset, seq + 1)  # a writer died halfway

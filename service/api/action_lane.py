@@ -101,7 +101,7 @@ class ActionLane:
             status, body, extra = refused.status, refused.get_data(), refused.headers.to_wsgi_list()
         else:
             if not result.replayed:
-                metrics.count_move(result.game)
+                metrics.sample(metrics.MOVES, result.game).inc()
             status, body = "200 OK", orjson.dumps(result.body)
             extra = [("Content-Type", "application/json")]
             if result.replayed:

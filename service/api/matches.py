@@ -171,7 +171,7 @@ def submit_action(body: dict[str, Any], match_id: str) -> Any:
     """Submit an action with the state token it was decided on; answers the new state."""
     result = referee().act(match_id, bearer_token(), body["state_token"], body["action"], idempotency_key())
     if not result.replayed:
-        metrics.count_move(result.game)
+        metrics.sample(metrics.MOVES, result.game).inc()
     return json_response(result.body, {"Idempotent-Replayed": "true"} if result.replayed else None)
 
 
