@@ -333,7 +333,9 @@ class RedisStore:
         waits = bool(self._replica_acks)
         index_apart = self._cluster
         if not waits and not index_apart and listed is None and due_ms is None:
-            return self._evalsha(script, keys, args)
+            # The script alone, on a single Redis: one EVALSHA without a pipeline's
+            # bookkeeping (redis-py's Script loads it again if Redis lost it).
+            return script(keys=keys, args=args)
         client = self._master(keys[0]) if waits or self._cluster else self._redis
         for attempt in (1, 2):
             pipe = client.pipeline(transaction=False)
@@ -369,15 +371,6 @@ class RedisStore:
                 log.warning("listing index not updated for match %s: %s", match_id, failed[0])
             return reply
         raise AssertionError("unreachable")
-
-    def _evalsha(self, script: Script, keys: list[str], args: list) -> object:
-        """The script alone on a single Redis (no ``WAIT``, the hints inside it): one
-        command, without a pipeline's bookkeeping; loaded again if Redis lost it."""
-        try:
-            return self._redis.evalsha(script.sha, len(keys), *keys, *args)
-        except NoScriptError:
-            self._redis.script_load(script.script)
-            return self._redis.evalsha(script.sha, len(keys), *keys, *args)
 
     def _listing_keys(self, match_id: str, listed: Listed) -> tuple[list[str], int]:
         """The listing index's two keys for ``listed`` (all games, its game) and when they
