@@ -23,7 +23,9 @@ def server(redis_url: str) -> Iterator[Server]:
 
 
 def play(client: WireClient, seed: int, moves: int) -> int:
-    """Random solo matches of The Game until ``moves`` moves were made; the moves made."""
+    """Random solo matches of The Game until ``moves`` moves were made; the moves made.
+    Each move is chosen from the previous answer, not from a read in between (unlike
+    ``MatchClient.play``): a read would refresh the reading worker's cache on its own."""
     rng = random.Random(seed)
     made = 0
     while made < moves:  # random play ends a match within a few dozen moves
