@@ -75,6 +75,7 @@ from redis.exceptions import NoScriptError, RedisError
 from redis.exceptions import ResponseError as RedisResponseError
 
 from service import redis_client
+from service.store.direct import DirectConnections
 from service.store.base import (
     CommitResult,
     ListedMatch,
@@ -187,6 +188,7 @@ class RedisStore:
         self._cluster = redis_client.is_cluster(client)
         self._replica_acks = replica_acks
         self._ack_timeout_ms = ack_timeout_ms
+        self._direct = None if self._cluster else DirectConnections(client)  # type: ignore[arg-type]
         self._commit = client.register_script(files("service.store").joinpath("commit.lua").read_text())
         self._create = client.register_script(_CREATE)
         self._reschedule = client.register_script(_RESCHEDULE)
@@ -333,9 +335,10 @@ class RedisStore:
         waits = bool(self._replica_acks)
         index_apart = self._cluster
         if not waits and not index_apart and listed is None and due_ms is None:
-            # The script alone, on a single Redis: one EVALSHA without a pipeline's
-            # bookkeeping (redis-py's Script loads it again if Redis lost it).
-            return script(keys=keys, args=args)
+            # The script alone, on a single Redis: one EVALSHA on a connection of the
+            # store's own, past the client's per-command machinery (service/store/direct.py).
+            assert self._direct is not None
+            return self._direct.evalsha(script, keys, args)
         client = self._master(keys[0]) if waits or self._cluster else self._redis
         for attempt in (1, 2):
             pipe = client.pipeline(transaction=False)

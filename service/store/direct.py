@@ -1,0 +1,88 @@
+"""The move's one command, sent on connections the store holds itself.
+
+redis-py wraps each command in machinery built for any caller: a checkout from the pool
+that probes the connection for unread data (under gevent a socket timeout set to zero and
+back, and a failed read), the retry wrapper, the observability hooks and events, and, for a
+script, the ``Script`` object's own layer. Under gevent that costs more CPU than the round
+trip itself: sending the commit this way took a referee node from 886 to 800 µs of CPU per
+move in ``bench/http_moves.py`` (bench/README.md). Every other command of the store keeps the
+client's full path; only the compare-and-set of a move, the one command per request, comes
+here.
+
+What the client's path gave that command is kept: its connections come from the client's
+own settings (``socket_timeout`` included), a connection that fails is dropped and the
+command sent once more on a new one, as the client's ``Retry(…, 1)`` does (safe for a
+compare-and-set: a second run finds the version moved on, and the referee then finds its
+own move in the log), and a script Redis lost (a restart, a promoted replica) is loaded again.
+An error reply (OOM, READONLY) leaves the connection healthy: it goes back to the idle list
+and the error is raised as the client would raise it.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import redis
+from redis.commands.core import Script
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+_DROPPED = (RedisConnectionError, RedisTimeoutError, OSError)
+
+
+class DirectConnections:
+    """Idle connections to one Redis, taken for one command and given back after its reply.
+
+    Safe to share between greenlets and threads: taking and giving back are single list
+    operations, and a connection is used by one caller at a time. A process forked from
+    this one does not reuse its parent's sockets (they are left to the parent)."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self._pool = client.connection_pool
+        self._idle: list[Any] = []
+        self._pid = os.getpid()
+
+    def evalsha(self, script: Script, keys: list[str], args: list[Any]) -> Any:
+        """``script`` on ``keys`` and ``args``: its reply, loading it first if Redis lost it.
+
+        :raises redis.RedisError: as the client would raise it.
+        """
+        command = ("EVALSHA", script.sha, len(keys), *keys, *args)
+        try:
+            return self.execute(command)
+        except NoScriptError:
+            self.execute(("SCRIPT", "LOAD", script.script))
+            return self.execute(command)
+
+    def execute(self, command: tuple[Any, ...]) -> Any:
+        """One command's reply; a dropped connection is replaced and the command sent once
+        more."""
+        for attempt in (1, 2):
+            connection = self._take()
+            try:
+                connection.send_packed_command(connection.pack_command(*command), check_health=False)
+                reply = connection.read_response()
+            except ResponseError:
+                self._idle.append(connection)
+                raise
+            except _DROPPED:
+                connection.disconnect()
+                if attempt == 2:
+                    raise
+                continue
+            except BaseException:  # a greenlet killed mid-read: the reply is still on the wire
+                connection.disconnect()
+                raise
+            self._idle.append(connection)
+            return reply
+        raise AssertionError("unreachable")
+
+    def _take(self) -> Any:
+        if os.getpid() != self._pid:
+            self._idle, self._pid = [], os.getpid()
+        try:
+            return self._idle.pop()
+        except IndexError:
+            return self._pool.make_connection()
