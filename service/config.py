@@ -59,8 +59,8 @@ def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
 
 
 def _rate_limit(env: Mapping[str, str]) -> str:
-    text = env.get("REFEREE_RATE_LIMIT", "6000 per minute")
-    if text.strip():
+    text = env.get("REFEREE_RATE_LIMIT", "6000 per minute").strip()  # blank: no limit
+    if text:
         try:
             parse_many(text)
         except ValueError:

@@ -118,3 +118,15 @@ def test_referee_serve_listens_where_told() -> None:
     assert serve_bind(None, None, {"REFEREE_BIND": "0.0.0.0:9000"}) == "0.0.0.0:9000"
     assert serve_bind(None, 9001, {"REFEREE_BIND": "0.0.0.0:9000"}) == "127.0.0.1:9001"
     assert serve_bind("0.0.0.0", None, {}) == "0.0.0.0:8000"
+
+
+@pytest.mark.parametrize("blank", ["", "   ", "\t"])
+def test_a_blank_rate_limit_turns_limits_off_and_the_app_starts(blank: str) -> None:
+    """Blank is documented as 'no limit': a value of spaces once passed the check here and
+    then stopped every worker at start, when the limiter parsed it."""
+    from service import create_app
+
+    settings = Settings.from_env({"REFEREE_SECRET": "s", "REFEREE_RATE_LIMIT": blank})
+    assert settings.rate_limit == ""
+    app = create_app({"REFEREE_STORE": "memory", "REFEREE_SECRET": "s", "REFEREE_RATE_LIMIT": blank})
+    assert app.test_client().get("/healthz").status_code == 200
