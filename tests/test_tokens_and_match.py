@@ -87,3 +87,24 @@ def test_a_seat_acting_repeatedly_needs_the_latest_token() -> None:
     assert not match.accepts_token_version(0, 0, [0])
     assert match.accepts_token_version(1, 0, [0])
     assert not match.accepts_token_version(5, 0, [0]), "a version from the future"
+
+
+def test_tokens_are_hmac_sha256_as_documented_so_issued_ones_stay_valid() -> None:
+    """The MACs are computed from a keyed copy; they are exactly the documented HMACs, so
+    tokens issued by earlier releases keep verifying."""
+    import base64
+    import hashlib
+    import hmac
+
+    from service.tokens import SeatTokens, StateTokens
+
+    def b64(data: bytes) -> str:
+        return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+    state = StateTokens(b"secret")
+    assert state.mint("abcdefgh", 7) == f"abcdefgh.7.{b64(hmac.digest(b'secret', b'abcdefgh.7', 'sha256'))}"
+    key = hmac.new(b"secret", b"referee seat tokens v1", hashlib.sha256).digest()
+    body = "abcdefgh.1." + "n" * 43
+    issued = f"{body}.{b64(hmac.digest(key, body.encode(), 'sha256')[:16])}"
+    claim = SeatTokens(b"secret").claim(issued)
+    assert claim is not None and (claim.match_id, claim.seat) == ("abcdefgh", 1)
