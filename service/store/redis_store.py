@@ -13,9 +13,10 @@ them all on one node, Redis Cluster included::
 
 Every key of a match expires with it: each commit refreshes the time to live of all three.
 A move costs two round trips: one pipelined read (record, log length and idempotency key) and
-one pipeline holding the EVALSHA and the listing index's writes; one when the referee's cache
-holds the match at the move's version (:mod:`service.match_cache`): the pipeline alone, whose
-EVALSHA answers the current record when it refuses. On a Redis Cluster
+the EVALSHA, which on a single Redis also writes the listing and due indexes; one when the
+referee's cache holds the match at the move's version (:mod:`service.match_cache`): the
+EVALSHA alone, which answers the current record when it refuses, sent on the store's own
+connections (:mod:`service.store.direct`). On a Redis Cluster
 (:mod:`service.redis_client`) the read and the script go to the match's master, since they
 name keys of one slot only, and the index's writes follow in a cluster pipeline to their own
 shards' masters (one more round trip: redis-py's cluster pipeline carries no script).

@@ -1,0 +1,89 @@
+"""A/B of referee variants against the bare endpoint, interleaved in one run.
+
+Each variant is a source tree (a ``git worktree`` of another commit, say) and optional
+environment settings; every variant and the bare endpoint get their own gunicorn server, and
+the rounds take them in turn, so a change of machine load hits them alike. A variant's ratio
+per round is its moves/s over the bare endpoint's in the same round. This is how each change
+in bench/README.md ("2026-11-25") was measured: one change of a few tens of µs per move is
+lost in the run-to-run spread of two separate ``http_moves.py`` runs, not in this one.
+
+    git worktree add /tmp/before <commit>
+    python bench/ab_moves.py /tmp/before . ".:REFEREE_ACCESS_LOG=0" [--seconds 5] [--rounds 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import redis
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.http_moves import WORKER_OPTIONS, free_port, run_load, server_pids  # noqa: E402
+
+REDIS_URL = "redis://127.0.0.1:6379/14"
+
+
+def start(variant: str | None) -> tuple[subprocess.Popen, int]:
+    """The bare endpoint (``None``) or a referee variant ``tree[:NAME=value...]``."""
+    tree, *settings = (variant or str(Path(__file__).resolve().parents[1])).split(":")
+    tree = str(Path(tree).resolve())
+    port = free_port()
+    env = {
+        **os.environ, "REDIS_URL": REDIS_URL, "REFEREE_SECRET": "bench", "WEB_CONCURRENCY": "2",
+        "REFEREE_RATE_LIMIT": "100000000 per minute", "PYTHONPATH": tree,
+        **dict(setting.split("=", 1) for setting in settings),
+    }
+    app, config = ("bench.bare_app:app", []) if variant is None else ("service:create_app()", ["-c", "python:service.gunicorn_conf"])
+    command = [sys.executable, "-m", "gunicorn", *config, *WORKER_OPTIONS["gevent"], "--bind", f"127.0.0.1:{port}",
+               "--workers", "2", app]
+    server = subprocess.Popen(command, env=env, cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(200):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return server, port
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"{variant or 'bare'} did not start")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("variants", nargs="+", help="source tree, optionally :NAME=value settings")
+    parser.add_argument("--seconds", type=float, default=5, help="load time per server and round")
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--clients", type=int, default=8)
+    args = parser.parse_args()
+    servers = {"bare": start(None)} | {variant: start(variant) for variant in args.variants}
+    try:
+        time.sleep(1.5)  # the workers have forked
+        redis_pid = int(redis.Redis.from_url(REDIS_URL).info("server")["process_id"])
+        pids = {name: server_pids([server]) for name, (server, _) in servers.items()}
+        rows: dict[str, list[dict[str, float]]] = {name: [] for name in servers}
+        for _ in range(args.rounds):
+            for name, (_, port) in servers.items():
+                kind = "bare" if name == "bare" else "referee"
+                rows[name].append(run_load(kind, [port], args.seconds, args.clients, pids[name], redis_pid))
+    finally:
+        for server, _ in servers.values():
+            server.terminate()
+            server.wait(10)
+    print("| server | requests/s per round | ratio to bare per round | mean ratio | CPU µs/request: servers | Redis | load generator |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for name, results in rows.items():
+        rates = [r["rate"] for r in results]
+        ratios = [r["rate"] / b["rate"] for r, b in zip(results, rows["bare"])]
+        cpu = [statistics.mean(r[part] for r in results) for part in ("server_us", "redis_us", "client_us")]
+        print(f"| {name} | {' '.join(f'{x:.0f}' for x in rates)} | {' '.join(f'{x:.2f}' for x in ratios)} "
+              f"| {statistics.mean(ratios):.3f} | {cpu[0]:.0f} | {cpu[1]:.0f} | {cpu[2]:.0f} |")
+
+
+if __name__ == "__main__":
+    main()
