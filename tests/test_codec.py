@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import random
 import zlib
 from dataclasses import fields, replace
 from unittest import mock
@@ -203,3 +204,17 @@ def test_a_base_inflated_once_is_the_same_bytes_every_time_and_damage_still_rais
         codec.inflate_base(damaged)
     with pytest.raises(codec.CodecError):
         codec.inflate_base(damaged)  # a failure is not remembered as an answer
+
+
+@pytest.mark.parametrize("size", [0, 100, 3_000, 16_000, 40_000, 200_000])
+def test_a_delta_finds_the_base_far_back_whatever_the_sizes(size: int) -> None:
+    """A delta's window is fitted to base and record together (service/codec's
+    ``_delta_window_bits``): a record that repeats its base whole, at any size, still costs
+    a few bytes per stretch, and every size reads back with the usual inflater."""
+    rng = random.Random(size)
+    base = bytes(rng.choice(b"abcdefghijklmnopqrstuvwxyz") for _ in range(size))
+    plain = b"[" + base + b"]"
+    raw = codec.delta(plain, base)
+    assert codec.inflate(raw, base) == plain
+    if size <= 16_000:  # within deflate's 32 KB reach: the base is found whole
+        assert len(raw) < 64 + size // 100

@@ -61,6 +61,13 @@ level 6 costs next to nothing more and saves a quarter."""
 #: inputs of a few kilobytes it finds the same matches.
 _MEM_LEVEL = 7
 
+#: The hash table of a delta's compressor: records of a few kilobytes find the same matches
+#: with it as with :data:`_MEM_LEVEL`'s (bench/README.md, "Memory per match").
+_DELTA_MEM_LEVEL = 5
+
+#: How far short of its window deflate stops looking back (zlib's ``MIN_LOOKAHEAD``).
+_MIN_LOOKAHEAD = 262
+
 #: No record or entry decodes to more than this (Redis content is untrusted input on load).
 MAX_DECODED = 16 * 1024 * 1024
 
@@ -106,9 +113,19 @@ def delta(plain: bytes, base: bytes) -> bytes:
     if plain == base:
         return bytes((DELTA,))
     compressor = zlib.compressobj(
-        LEVELS["record"], zlib.DEFLATED, -zlib.MAX_WBITS, _MEM_LEVEL, zlib.Z_DEFAULT_STRATEGY, base
+        LEVELS["record"], zlib.DEFLATED, -_delta_window_bits(len(base) + len(plain)), _DELTA_MEM_LEVEL,
+        zlib.Z_DEFAULT_STRATEGY, base,
     )
     return bytes((DELTA,)) + compressor.compress(plain) + compressor.flush()
+
+
+def _delta_window_bits(reach: int) -> int:
+    """The smallest deflate window that still reaches from the end of a record of ``reach``
+    bytes (base and record together) back to the start of its base: every match the full
+    32 KB window finds, for a fraction of the memory a compressor sets up and clears on every
+    move. Inflating needs no change: a stream that looks back less than the inflater's window
+    reads the same."""
+    return max(9, min(zlib.MAX_WBITS, (reach + _MIN_LOOKAHEAD).bit_length()))
 
 
 def decode(raw: bytes, base: bytes | None = None) -> Any:
