@@ -61,6 +61,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--clients", type=int, default=8)
     args = parser.parse_args()
+    if len(set(args.variants)) != len(args.variants):  # each names its server: a repeat would be left running
+        parser.error("name each variant once (to serve one tree twice, give the second a setting such as :RUN=2)")
     servers = {"bare": start(None)} | {variant: start(variant) for variant in args.variants}
     try:
         time.sleep(1.5)  # the workers have forked
