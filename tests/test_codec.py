@@ -60,7 +60,27 @@ def test_the_dictionaries_are_frozen() -> None:
         2: "494af131abd1c86b",
         3: "aea69a131aa654fc",
         4: "5beeb1ec79fc2aee",
+        5: "0086df90f8476527",
     }
+
+
+@pytest.mark.parametrize("dictionary_id", sorted(codec.WINDOW_BITS))
+def test_a_dictionary_written_with_a_smaller_window_fits_it(dictionary_id: int) -> None:
+    """The compressor's window holds the whole dictionary and a long entry after it, so the
+    dictionary's first bytes stay in reach (what service/codec/build.py's ENTRY_WINDOW is for)."""
+    reach = (1 << codec.WINDOW_BITS[dictionary_id]) - 262
+    assert len(codec.dictionary(dictionary_id)) + 1024 <= reach
+
+
+def test_an_entry_written_with_a_smaller_window_reads_with_the_full_one() -> None:
+    entries = [
+        {"version": v, "seat": v % 3, "token": v - 1, "kind": "move", "action": {"type": "play", "card": v},
+         "events": [{"type": "played", "seat": v % 3, "card": v, "pile": v % 4}] * (v % 7), "at": "2026-11-25T17:00:00.000Z"}
+        for v in range(1, 60)
+    ]
+    for entry in entries:
+        raw = codec.encode("entry", entry)
+        assert raw[0] == codec.CURRENT["entry"] and codec.decode(raw) == entry
 
 
 @pytest.mark.parametrize("dictionary_id", sorted(codec.DICTIONARIES))

@@ -39,11 +39,19 @@ DICTIONARIES: dict[int, str] = {
     2: "entry-1.zdict",
     3: "record-2.zdict",
     4: "entry-2.zdict",
+    5: "entry-3.zdict",
 }
 """Dictionary id -> its file in ``dictionaries/``. Ids are never reused or renumbered."""
 
-CURRENT: dict[Kind, int] = {"record": 3, "entry": 4}
+CURRENT: dict[Kind, int] = {"record": 3, "entry": 5}
 """The dictionary new records and log entries are written with."""
+
+WINDOW_BITS: dict[int, int] = {5: 14}
+"""The deflate window (log2 of its bytes) written with a dictionary, where it is less than
+32 KB: a dictionary that fits a smaller window is written with that window, and the
+compressor copied for each entry is the smaller for it (``entry-3``: 16 KB, 80 KB of state
+instead of 190). Reading needs no such table: an inflater with the full window reads any
+stream written with a smaller one."""
 
 #: The first byte of a record written as plain JSON (before this encoding).
 _PLAIN_JSON = ord("{")
@@ -61,9 +69,10 @@ level 6 costs next to nothing more and saves a quarter."""
 #: inputs of a few kilobytes it finds the same matches.
 _MEM_LEVEL = 7
 
-#: The hash table of a delta's compressor: records of a few kilobytes find the same matches
-#: with it as with :data:`_MEM_LEVEL`'s (bench/README.md, "Memory per match").
-_DELTA_MEM_LEVEL = 5
+#: The hash table of a compressor with a window under 32 KB (a delta's, an entry's): inputs
+#: of a few kilobytes find the same matches with it as with :data:`_MEM_LEVEL`'s
+#: (bench/README.md, "Memory per match").
+_SMALL_MEM_LEVEL = 5
 
 #: How far short of its window deflate stops looking back (zlib's ``MIN_LOOKAHEAD``).
 _MIN_LOOKAHEAD = 262
@@ -89,8 +98,11 @@ def dictionary(dictionary_id: int) -> bytes:
 def _primed(kind: Kind) -> Any:
     """A compressor that has read the current dictionary of ``kind``; :func:`encode` copies
     it instead of priming a new one, which would cost as much as the compression itself."""
+    dictionary_id = CURRENT[kind]
+    window_bits = WINDOW_BITS.get(dictionary_id, zlib.MAX_WBITS)
+    mem_level = _MEM_LEVEL if window_bits == zlib.MAX_WBITS else _SMALL_MEM_LEVEL
     return zlib.compressobj(
-        LEVELS[kind], zlib.DEFLATED, -zlib.MAX_WBITS, _MEM_LEVEL, zlib.Z_DEFAULT_STRATEGY, dictionary(CURRENT[kind])
+        LEVELS[kind], zlib.DEFLATED, -window_bits, mem_level, zlib.Z_DEFAULT_STRATEGY, dictionary(dictionary_id)
     )
 
 
@@ -113,7 +125,7 @@ def delta(plain: bytes, base: bytes) -> bytes:
     if plain == base:
         return bytes((DELTA,))
     compressor = zlib.compressobj(
-        LEVELS["record"], zlib.DEFLATED, -_delta_window_bits(len(base) + len(plain)), _DELTA_MEM_LEVEL,
+        LEVELS["record"], zlib.DEFLATED, -_delta_window_bits(len(base) + len(plain)), _SMALL_MEM_LEVEL,
         zlib.Z_DEFAULT_STRATEGY, base,
     )
     return bytes((DELTA,)) + compressor.compress(plain) + compressor.flush()
