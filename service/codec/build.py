@@ -38,7 +38,7 @@ WINDOW = 32 * 1024
 #: Log entries of each game in the entry dictionary: 5 games fill most of a 16 KB window
 #: (:data:`service.codec.WINDOW_BITS`). An entry is a couple of hundred bytes, and the few
 #: entries of each kind of every game that fit there find as many matches as twice as many in
-#: the whole window, at closer distances, which cost fewer bits: the log is some 8% smaller,
+#: the whole window, at closer distances, which cost fewer bits: entries are 6–15% smaller,
 #: and the compressor copied for each entry half the size (bench/README.md, "Memory per match").
 ENTRY_BYTES_PER_GAME = 3000
 
