@@ -7,7 +7,8 @@ gunicorn or sockets in front, so the profile holds the app's own work: routing, 
 schema check, the referee, the rules, JSON, logging, metrics and the Redis client. Each
 function's own time goes to the part its module belongs to; the table gives each part's
 share and its µs per move (cProfile's overhead inflates calls of small functions, so read the
-shares, not the absolute figures). A run without the profiler gives the CPU µs per move.
+shares, not the absolute figures). A run without the profiler gives the CPU µs per move, and
+the bare endpoint of ``http_moves.py`` driven the same way gives the in-process baseline.
 
     python bench/profile_moves.py [--moves 3000] [--redis redis://127.0.0.1:6379/14] [--top 25]
 """
@@ -18,6 +19,7 @@ import argparse
 import cProfile
 import contextlib
 import io
+import os
 import pstats
 import random
 import sys
@@ -117,6 +119,28 @@ def make_player(app: Any, rng: random.Random) -> Callable[[int], None]:
     return play
 
 
+def bare_cost(redis_url: str, requests: int) -> float:
+    """CPU seconds per request of the bare endpoint (``bench/bare_app.py``: one GET and one
+    SET) driven the same way in this process: the in-process baseline a move compares with."""
+    os.environ["REDIS_URL"] = redis_url
+    from bench.bare_app import app as bare
+
+    body = orjson.dumps({"state_token": "x" * 60, "action": {"type": "play", "card": 42, "pile": 1}})
+
+    def call() -> None:
+        environ = EnvironBuilder(
+            method="POST", path="/bare", data=body, headers={"X-Key": "1"}, content_type="application/json"
+        ).get_environ()
+        b"".join(bare(environ, lambda *_: None))
+
+    for _ in range(300):
+        call()
+    started = time.process_time()
+    for _ in range(requests):
+        call()
+    return (time.process_time() - started) / requests
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--moves", type=int, default=3000)
@@ -140,11 +164,13 @@ def main() -> None:
         play(args.moves)
         profiler.disable()
 
+    bare = bare_cost(args.redis, args.moves)
     stats = pstats.Stats(profiler)
     shares = parts(stats.stats)  # type: ignore[attr-defined]
     total = sum(shares.values())
     print(f"{args.moves} moves of solo The Game in process on {args.redis}: {plain * 1e6:.0f} µs CPU per move "
           "(request building and answer parsing included), unprofiled")
+    print(f"The bare endpoint (one GET and one SET) driven the same way: {bare * 1e6:.0f} µs CPU per request")
     print("| part | share of CPU time | µs per move (profiled) |")
     print("| --- | --- | --- |")
     for name, seconds in sorted(shares.items(), key=lambda item: -item[1]):
