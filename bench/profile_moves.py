@@ -34,7 +34,7 @@ from werkzeug.test import EnvironBuilder
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.http_moves import simple_choice  # noqa: E402
+from bench.http_moves import BARE_BODY, simple_choice  # noqa: E402
 
 #: What a function's module belongs to, first match wins (by path fragment).
 PARTS = [
@@ -125,11 +125,9 @@ def bare_cost(redis_url: str, requests: int) -> float:
     os.environ["REDIS_URL"] = redis_url
     from bench.bare_app import app as bare
 
-    body = orjson.dumps({"state_token": "x" * 60, "action": {"type": "play", "card": 42, "pile": 1}})
-
     def call() -> None:
         environ = EnvironBuilder(
-            method="POST", path="/bare", data=body, headers={"X-Key": "1"}, content_type="application/json"
+            method="POST", path="/bare", data=BARE_BODY, headers={"X-Key": "1"}, content_type="application/json"
         ).get_environ()
         b"".join(bare(environ, lambda *_: None))
 

@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from service import codec
+from service.codec import build
 from service.engine import Rng
 from service.engine.registry import games
 from service.match import REBASE_ABOVE, Match, Move
@@ -68,8 +69,8 @@ def test_the_dictionaries_are_frozen() -> None:
 def test_a_dictionary_written_with_a_smaller_window_fits_it(dictionary_id: int) -> None:
     """The compressor's window holds the whole dictionary and a long entry after it, so the
     dictionary's first bytes stay in reach (what service/codec/build.py's ENTRY_WINDOW is for)."""
-    reach = (1 << codec.WINDOW_BITS[dictionary_id]) - 262
-    assert len(codec.dictionary(dictionary_id)) + 1024 <= reach
+    reach = (1 << codec.WINDOW_BITS[dictionary_id]) - codec.MIN_LOOKAHEAD
+    assert len(codec.dictionary(dictionary_id)) + build.LONG_ENTRY <= reach
 
 
 def test_an_entry_written_with_a_smaller_window_reads_with_the_full_one() -> None:

@@ -74,8 +74,8 @@ _MEM_LEVEL = 7
 #: (bench/README.md, "Memory per match").
 _SMALL_MEM_LEVEL = 5
 
-#: How far short of its window deflate stops looking back (zlib's ``MIN_LOOKAHEAD``).
-_MIN_LOOKAHEAD = 262
+MIN_LOOKAHEAD = 262
+"""How far short of its window deflate stops looking back (zlib's ``MIN_LOOKAHEAD``)."""
 
 #: No record or entry decodes to more than this (Redis content is untrusted input on load).
 MAX_DECODED = 16 * 1024 * 1024
@@ -137,7 +137,7 @@ def _delta_window_bits(reach: int) -> int:
     32 KB window finds, for a fraction of the memory a compressor sets up and clears on every
     move. Inflating needs no change: a stream that looks back less than the inflater's window
     reads the same."""
-    return max(9, min(zlib.MAX_WBITS, (reach + _MIN_LOOKAHEAD).bit_length()))
+    return max(9, min(zlib.MAX_WBITS, (reach + MIN_LOOKAHEAD).bit_length()))
 
 
 def decode(raw: bytes, base: bytes | None = None) -> Any:

@@ -42,8 +42,14 @@ WINDOW = 32 * 1024
 #: and the compressor copied for each entry half the size (bench/README.md, "Memory per match").
 ENTRY_BYTES_PER_GAME = 3000
 
-#: The entry dictionary's size limit: the window its compressor uses.
-ENTRY_WINDOW = 16 * 1024
+#: Room left after the entry dictionary for one long entry, all of whose bytes still reach
+#: back to the dictionary's first.
+LONG_ENTRY = 1024
+
+#: The entry dictionary's size limit: what the window of the current entry dictionary's
+#: compressor (:data:`service.codec.WINDOW_BITS`) reaches back over, less one long entry. A
+#: new entry dictionary is written with the same window, under its own id there.
+ENTRY_WINDOW = (1 << codec.WINDOW_BITS[codec.CURRENT["entry"]]) - codec.MIN_LOOKAHEAD - LONG_ENTRY
 
 #: How many players the sample matches of a game have: the number of seats changes the shape
 #: of boards and hands, so the samples of one game have different counts.
