@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from tests.support.http import PROBLEM_JSON, MatchClient
@@ -24,9 +26,21 @@ def listing(client, until: set[str], **query: object) -> list[dict]:
             return pages
 
 
+def created_apart(client, game: str, players: int, count: int) -> list[MatchClient]:
+    """``count`` matches, each created on a later millisecond than the one before: the listing
+    orders matches updated in the same millisecond by id, not by creation."""
+    created = []
+    for _ in range(count):
+        if created:
+            time.sleep(0.002)
+        created.append(MatchClient.create(client, game, players))
+    return created
+
+
 def test_matches_are_listed_newest_first_across_pages(client) -> None:
-    created = [MatchClient.create(client, "esploratore", 2) for _ in range(5)]
+    created = created_apart(client, "esploratore", 2, 5)
     moved = created[1]
+    time.sleep(0.002)  # the move, too, on a later millisecond than the last creation
     legal = moved.legal(moved.created["to_act"][0])
     assert moved.act(legal["seat"], legal["state_token"], legal["actions"][0]).status_code == 200
 
