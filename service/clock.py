@@ -20,6 +20,7 @@ started, as its state token stays valid (:meth:`service.match.Match.accepts_toke
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -48,9 +49,18 @@ def wall_ms() -> int:
 
 
 def iso_ms(epoch_ms: int) -> str:
-    """``2026-11-23T19:00:00.000Z`` for an epoch time in milliseconds."""
-    moment = datetime.fromtimestamp(epoch_ms / 1000, UTC)
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """``2026-11-23T19:00:00.000Z`` for an epoch time in milliseconds.
+
+    Every move stamps its time, so the calendar part is worked out once per second
+    (:func:`_iso_second`) and only the milliseconds are written each time."""
+    seconds, ms = divmod(epoch_ms, 1000)
+    return f"{_iso_second(seconds)}.{ms:03d}Z"
+
+
+@functools.lru_cache(maxsize=256)
+def _iso_second(epoch_s: int) -> str:
+    """``2026-11-23T19:00:00`` for an epoch time in whole seconds."""
+    return datetime.fromtimestamp(epoch_s, UTC).isoformat(timespec="seconds").removesuffix("+00:00")
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
+from hypothesis import given
+from hypothesis import strategies as st
+
 from service.clock import Clock, Expiry, TimeControl, iso_ms
+from service.match import epoch_ms, now_iso
 
 PER_DECISION = TimeControl({"per_decision_s": 5})
 FISCHER = TimeControl({"initial_s": 60, "increment_s": 2})
@@ -111,3 +117,17 @@ def test_the_clock_survives_its_record_and_describes_itself() -> None:
         "consecutive_timeouts": [0, 0],
     }
     assert control.in_ms() == {"initial_ms": 500, "increment_ms": 0, "on_timeout": "auto", "max_consecutive_timeouts": 3}
+
+
+@given(st.integers(min_value=0, max_value=253_402_300_799_999))  # to the end of year 9999
+def test_a_time_is_written_to_the_millisecond_and_read_back(ms: int) -> None:
+    exact = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=ms)
+    written = iso_ms(ms)
+    assert written == exact.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    assert epoch_ms(written) == ms
+
+
+def test_times_in_other_iso_forms_are_read_too() -> None:
+    assert epoch_ms("2026-11-23T19:00:00.250+00:00") == epoch_ms("2026-11-23T19:00:00.250Z") == 1_795_460_400_250
+    assert epoch_ms("2026-11-23T20:00:00+01:00") == 1_795_460_400_000
+    assert abs(epoch_ms(now_iso()) - datetime.now(UTC).timestamp() * 1000) < 5_000
