@@ -23,6 +23,7 @@ The sections of the rulebook, as the methods below follow them:
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from service.engine import (
@@ -416,6 +417,11 @@ def cards_left(state: State) -> int:
 
 def laid_cards(state: State) -> list[int]:
     """Every card already on a pile, in order: public, as every player saw each one laid."""
+    return sorted(_every_card().difference(state["deck"], *state["hands"]))
+
+
+@functools.cache
+def _every_card() -> frozenset[int]:
+    """The numbers on the cards, lowest to highest."""
     data = rules()
-    unseen = set(state["deck"]).union(*state["hands"])
-    return [n for n in range(data["lowest"], data["highest"] + 1) if n not in unseen]
+    return frozenset(range(data["lowest"], data["highest"] + 1))
