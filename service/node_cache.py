@@ -44,6 +44,8 @@ from service.store import Loaded
 _HEADER = struct.Struct("<QqIIIQB27s")
 _HEADER_BYTES = 64
 _SEQ = struct.Struct("<Q")
+#: The header's first two fields (sequence number, version), what a lookup probes first.
+_PROBE = struct.Struct("<Qq")
 _NO_BASE = 0xFFFFFFFF
 _MAX_ID = 27
 
@@ -118,13 +120,22 @@ class NodeCache:
         return first, (first + 1 + (h >> 16) % (slots - 1)) % slots
 
     def record(self, match_id: str, version: int) -> Loaded | None:
-        """The record of ``match_id`` at ``version`` if a worker of this node kept it."""
+        """The record of ``match_id`` at ``version`` if a worker of this node kept it.
+
+        Each candidate slot's sequence number and version are probed first: most slots
+        hold another match or another version, and are passed over without unpacking
+        the rest of their header."""
         ident = match_id.encode()
+        memory = self.table.memory
+        slots = self._slots(match_id)
         for region in range(self.table.regions):
-            for slot in self._slots(match_id):
-                found = self._read(self.table.offset(region, slot), ident, version)
-                if found is not None:
-                    return found
+            for slot in slots:
+                offset = self.table.offset(region, slot)
+                seq, stored_version = _PROBE.unpack_from(memory, offset)
+                if stored_version == version and not seq & 1:
+                    found = self._read(offset, ident, version)
+                    if found is not None:
+                        return found
         return None
 
     def _read(self, offset: int, ident: bytes, version: int) -> Loaded | None:
