@@ -20,6 +20,7 @@ Numbers inside tokens are ASCII digits in canonical form (no sign, no leading ze
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import re
@@ -137,8 +138,10 @@ class SeatTokens:
         return claim
 
 
+@functools.lru_cache(maxsize=4096)
 def hash_seat_token(token: str) -> str:
-    """What the store keeps of a seat token."""
+    """What the store keeps of a seat token (remembered for the tokens of recently active
+    seats: every move of a seat checks the same token against its match's hashes)."""
     return hashlib.sha256(token.encode()).hexdigest()
 
 
