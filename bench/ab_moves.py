@@ -1,20 +1,26 @@
-"""A/B of referee variants against the bare endpoint, interleaved in one run.
+"""A/B of referee variants against the bare endpoint, in fresh servers every round.
 
 Each variant is a source tree (a ``git worktree`` of another commit, say) and optional
-environment settings; every variant and the bare endpoint get their own gunicorn server, and
-the rounds take them in turn, so a change of machine load hits them alike. A variant's ratio
-per round is its moves/s over the bare endpoint's in the same round. This is how each change
-in bench/README.md ("2026-11-25") was measured: one change of a few tens of µs per move is
-lost in the run-to-run spread of two separate ``http_moves.py`` runs, not in this one.
+environment settings. Every round starts a gunicorn server for the bare endpoint and one for
+each variant, warms each up, then loads them one after the other in a shuffled order, and
+stops them; a variant's ratio per round is its moves/s over the bare endpoint's in that round.
+
+Fresh servers each round, because one server start is not like another: the same tree served
+twice side by side in one run measured ratios 0.03 apart, round after round, and the order of
+two variants flipped between runs (bench/README.md, "2026-11-25, evening"). Memory layout and
+where the kernel places each worker make a start fast or slow for its whole life, so rounds
+of one start are not independent samples of a variant; rounds of fresh starts are. The mean
+ratio and its standard error over rounds are the figures to compare.
 
     git worktree add /tmp/before <commit>
-    python bench/ab_moves.py /tmp/before . ".:REFEREE_ACCESS_LOG=0" [--seconds 5] [--rounds 4]
+    python bench/ab_moves.py /tmp/before . ".:REFEREE_ACCESS_LOG=0" [--seconds 5] [--rounds 8]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import random
 import socket
 import statistics
 import subprocess
@@ -29,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.http_moves import WORKER_OPTIONS, free_port, run_load, server_pids  # noqa: E402
 
 REDIS_URL = "redis://127.0.0.1:6379/14"
+WARM_UP_SECONDS = 1.0
 
 
 def start(variant: str | None) -> tuple[subprocess.Popen, int]:
@@ -58,33 +65,49 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("variants", nargs="+", help="source tree, optionally :NAME=value settings")
     parser.add_argument("--seconds", type=float, default=5, help="load time per server and round")
-    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=8)
     parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=1, help="seeds the order of the servers in each round")
     args = parser.parse_args()
     if len(set(args.variants)) != len(args.variants):  # each names its server: a repeat would be left running
         parser.error("name each variant once (to serve one tree twice, give the second a setting such as :RUN=2)")
-    servers = {"bare": start(None)} | {variant: start(variant) for variant in args.variants}
-    try:
-        time.sleep(1.5)  # the workers have forked
-        redis_pid = int(redis.Redis.from_url(REDIS_URL).info("server")["process_id"])
-        pids = {name: server_pids([server]) for name, (server, _) in servers.items()}
-        rows: dict[str, list[dict[str, float]]] = {name: [] for name in servers}
-        for _ in range(args.rounds):
-            for name, (_, port) in servers.items():
-                kind = "bare" if name == "bare" else "referee"
-                rows[name].append(run_load(kind, [port], args.seconds, args.clients, pids[name], redis_pid))
-    finally:
-        for server, _ in servers.values():
-            server.terminate()
-            server.wait(10)
-    print("| server | requests/s per round | ratio to bare per round | mean ratio | CPU µs/request: servers | Redis | load generator |")
+    redis_pid = int(redis.Redis.from_url(REDIS_URL).info("server")["process_id"])
+    rows: dict[str, list[dict[str, float]]] = {name: [] for name in ["bare", *args.variants]}
+    shuffled = random.Random(args.seed)
+    for _ in range(args.rounds):
+        servers = {"bare": start(None)} | {variant: start(variant) for variant in args.variants}
+        try:
+            time.sleep(1.5)  # the workers have forked
+            pids = {name: server_pids([server]) for name, (server, _) in servers.items()}
+            order = list(servers)
+            shuffled.shuffle(order)
+            for name in order:  # first requests load seeds, dictionaries and scripts: not measured
+                run_load(_kind(name), [servers[name][1]], WARM_UP_SECONDS, args.clients, pids[name], redis_pid)
+            for name in order:
+                rows[name].append(
+                    run_load(_kind(name), [servers[name][1]], args.seconds, args.clients, pids[name], redis_pid)
+                )
+        finally:
+            for server, _ in servers.values():
+                server.terminate()
+                server.wait(10)
+    print("| server | requests/s per round | ratio to bare per round | mean ratio ± standard error "
+          "| CPU µs/request: servers | Redis | load generator |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for name, results in rows.items():
         rates = [r["rate"] for r in results]
         ratios = [r["rate"] / b["rate"] for r, b in zip(results, rows["bare"])]
         cpu = [statistics.mean(r[part] for r in results) for part in ("server_us", "redis_us", "client_us")]
         print(f"| {name} | {' '.join(f'{x:.0f}' for x in rates)} | {' '.join(f'{x:.2f}' for x in ratios)} "
-              f"| {statistics.mean(ratios):.3f} | {cpu[0]:.0f} | {cpu[1]:.0f} | {cpu[2]:.0f} |")
+              f"| {statistics.mean(ratios):.3f} ± {_standard_error(ratios):.3f} | {cpu[0]:.0f} | {cpu[1]:.0f} | {cpu[2]:.0f} |")
+
+
+def _kind(name: str) -> str:
+    return "bare" if name == "bare" else "referee"
+
+
+def _standard_error(values: list[float]) -> float:
+    return statistics.stdev(values) / len(values) ** 0.5 if len(values) > 1 else 0.0
 
 
 if __name__ == "__main__":
