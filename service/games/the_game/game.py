@@ -422,6 +422,6 @@ def laid_cards(state: State) -> list[int]:
 
 @functools.cache
 def _every_card() -> frozenset[int]:
-    """The numbers on the cards, lowest to highest."""
+    """Every number on a card, from ``lowest`` to ``highest`` (``seeds/the-game/cards.json``)."""
     data = rules()
     return frozenset(range(data["lowest"], data["highest"] + 1))
