@@ -75,8 +75,10 @@ def main() -> None:
     rows: dict[str, list[dict[str, float]]] = {name: [] for name in ["bare", *args.variants]}
     shuffled = random.Random(args.seed)
     for _ in range(args.rounds):
-        servers = {"bare": start(None)} | {variant: start(variant) for variant in args.variants}
+        servers: dict[str, tuple[subprocess.Popen, int]] = {}
         try:
+            for name in rows:  # inside the try: a variant that fails to start stops the ones before it
+                servers[name] = start(None if name == "bare" else name)
             time.sleep(1.5)  # the workers have forked
             pids = {name: server_pids([server]) for name, (server, _) in servers.items()}
             order = list(servers)
