@@ -85,7 +85,7 @@ class Match:
 
     def encode(self) -> bytes:
         """The record on its own, as a new match is stored."""
-        return codec.deflate("record", self._json())
+        return codec.compress("record", self._json())
 
     def encode_delta(self) -> tuple[bytes, bytes | None]:
         """The record as a move commits it, and the new base record if it needs one.
@@ -101,7 +101,7 @@ class Match:
             if len(record) <= REBASE_ABOVE:
                 return record, None
         self.base_json = text
-        self.base_record = codec.deflate("record", text)
+        self.base_record = codec.compress("record", text)
         return codec.delta(text, text), self.base_record
 
     def _json(self) -> bytes:

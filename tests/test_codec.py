@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from concurrent.futures import ThreadPoolExecutor
 import random
 import zlib
 from dataclasses import fields, replace
@@ -10,6 +11,7 @@ from unittest import mock
 
 import orjson
 import pytest
+import zstandard
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -62,6 +64,7 @@ def test_the_dictionaries_are_frozen() -> None:
         3: "aea69a131aa654fc",
         4: "5beeb1ec79fc2aee",
         5: "0086df90f8476527",
+        6: "69b805640e41d675",
     }
 
 
@@ -70,10 +73,14 @@ def test_a_dictionary_written_with_a_smaller_window_fits_it(dictionary_id: int) 
     """The compressor's window holds the whole dictionary and a long entry after it, so the
     dictionary's first bytes stay in reach (what service/codec/build.py's ENTRY_WINDOW is for)."""
     reach = (1 << codec.WINDOW_BITS[dictionary_id]) - codec.MIN_LOOKAHEAD
-    assert len(codec.dictionary(dictionary_id)) + build.LONG_ENTRY <= reach
+    assert len(codec.dictionary(dictionary_id)) + LONG_ENTRY <= reach
 
 
-def test_an_entry_written_with_a_smaller_window_reads_with_the_full_one() -> None:
+#: The longest entry the smaller windows were sized for, past their dictionary.
+LONG_ENTRY = 1024
+
+
+def test_entries_round_trip_with_the_current_entry_dictionary() -> None:
     entries = [
         {"version": v, "seat": v % 3, "token": v - 1, "kind": "move", "action": {"type": "play", "card": v},
          "events": [{"type": "played", "seat": v % 3, "card": v, "pile": v % 4}] * (v % 7), "at": "2026-11-25T17:00:00.000Z"}
@@ -87,9 +94,41 @@ def test_an_entry_written_with_a_smaller_window_reads_with_the_full_one() -> Non
 @pytest.mark.parametrize("dictionary_id", sorted(codec.DICTIONARIES))
 def test_what_any_dictionary_wrote_still_reads_after_a_newer_one_became_current(dictionary_id: int) -> None:
     value = {"version": 3, "seat": 1, "kind": "move", "action": {"type": "play", "card": "C5"}, "events": []}
+    assert codec.decode(bytes((dictionary_id,)) + _written_with(dictionary_id, orjson.dumps(value))) == value
+
+
+def _written_with(dictionary_id: int, plain: bytes, **zstd_parameters: int) -> bytes:
+    """``plain`` compressed as a writer of the dictionary ``dictionary_id`` writes it, without
+    the codec's own compressor."""
+    if codec.is_zstd(dictionary_id):
+        parameters = zstandard.ZstdCompressionParameters.from_level(
+            3, **{**codec._ZSTD_PARAMETERS, **zstd_parameters}
+        )
+        data = zstandard.ZstdCompressionDict(codec.dictionary(dictionary_id))
+        return zstandard.ZstdCompressor(dict_data=data, compression_params=parameters).compress(plain)
     compressor = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS, zdict=codec.dictionary(dictionary_id))
-    written = bytes((dictionary_id,)) + compressor.compress(orjson.dumps(value)) + compressor.flush()
-    assert codec.decode(written) == value
+    return compressor.compress(plain) + compressor.flush()
+
+
+def test_entries_are_zstandard_frames_without_magic_checksum_or_dictionary_id() -> None:
+    entry = {"version": 7, "seat": 0, "kind": "move", "action": {"type": "end_turn"}, "events": []}
+    raw = codec.encode("entry", entry)
+    assert codec.is_zstd(raw[0])
+    frame = zstandard.get_frame_parameters(raw[1:], zstandard.FORMAT_ZSTD1_MAGICLESS)
+    assert (frame.dict_id, frame.has_checksum, frame.content_size) == (0, False, len(orjson.dumps(entry)))
+    assert not raw[1:].startswith(b"\x28\xb5\x2f\xfd")
+
+
+def test_one_zstandard_context_shared_by_threads_stays_correct() -> None:
+    """The codec keeps one Zstandard compressor per dictionary for the whole process; threads
+    writing and reading entries at once each get their own entries back."""
+    entries = [{"version": v, "seat": v % 4, "action": {"type": "play", "card": v}, "events": []} for v in range(300)]
+
+    def round_trips(offset: int) -> bool:
+        return all(codec.decode(codec.encode("entry", {**e, "by": offset})) == {**e, "by": offset} for e in entries)
+
+    with ThreadPoolExecutor(8) as pool:
+        assert all(pool.map(round_trips, range(16)))
 
 
 def test_no_dictionary_id_is_the_first_byte_of_plain_json() -> None:
@@ -105,6 +144,9 @@ def test_no_dictionary_id_is_the_first_byte_of_plain_json() -> None:
         (b"\x63" + b"x" * 10, "unknown dictionary"),
         (codec.encode("record", {"a": [1] * 50})[:-3], "truncated"),
         (codec.encode("record", {"a": 1}) + b"\x00", "trailing"),
+        (codec.encode("entry", {"a": [1] * 50})[:-3], "truncated frame"),
+        (codec.encode("entry", {"a": 1}) + b"\x00", "trailing after a frame"),
+        (codec.encode("entry", {"a": 1})[:2], "a frame header cut short"),
         (b"{not json", "not JSON"),
     ],
 )
@@ -119,6 +161,19 @@ def test_a_deflate_bomb_is_refused() -> None:
     assert len(bomb) < 100_000
     with pytest.raises(codec.CodecError):
         codec.decode(b"\x01" + bomb)
+
+
+def test_a_zstandard_bomb_is_refused_before_it_is_inflated() -> None:
+    """A frame that claims more than the limit, or does not say how much it holds, is refused
+    from its header: Zstandard allocates the claimed size before it decompresses."""
+    entry_id = codec.CURRENT["entry"]
+    bomb = _written_with(entry_id, b"[" + b"0," * (codec.MAX_DECODED // 2) + b"0]")
+    assert len(bomb) < 100_000
+    unsized = _written_with(entry_id, b'{"a": 1}', write_content_size=0)
+    for frame in (bomb, unsized):
+        with mock.patch.object(zstandard.ZstdDecompressor, "decompress", side_effect=AssertionError):
+            with pytest.raises(codec.CodecError):
+                codec.decode(bytes((entry_id,)) + frame)
 
 
 def _match(game_id: str, players: int) -> Match:
@@ -217,7 +272,7 @@ def test_a_match_stored_as_plain_json_goes_on_after_the_upgrade() -> None:
 
 
 def test_a_base_inflated_once_is_the_same_bytes_every_time_and_damage_still_raises() -> None:
-    base = codec.deflate("record", orjson.dumps({"piles": [1, 2, 3], "hands": [[4, 5]]}))
+    base = codec.compress("record", orjson.dumps({"piles": [1, 2, 3], "hands": [[4, 5]]}))
     first = codec.inflate_base(base)
     assert first == codec.inflate(base) and codec.inflate_base(bytes(base)) is first
     damaged = base[:-3]

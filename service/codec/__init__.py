@@ -1,4 +1,4 @@
-"""Compact bytes for match records and log entries: JSON deflated with a preset dictionary.
+"""Compact bytes for match records and log entries: JSON compressed with a dictionary.
 
 A record or log entry is small JSON that repeats, match after match, the same keys, action
 and event names, card ids and board layouts. Deflate (zlib's raw format: no header, no
@@ -6,7 +6,15 @@ checksum) primed with a *preset dictionary* of typical records or entries of eve
 those repeats in the dictionary, so a 8 KB record shrinks to about 500 bytes and a 200-byte
 log entry to about 20 (figures in bench/README.md, "Memory per match").
 
-The encoded form is one byte, the id of the dictionary, then the deflated JSON. The
+Log entries are Zstandard frames instead, with a dictionary trained on entries of every game
+(:func:`zstandard.train_dictionary`). One entry is written per move, and deflate had to copy
+a primed compressor for each one (80 KB of state) to compress a couple of hundred bytes:
+9 µs, against 1.5 µs for a Zstandard compressor that keeps its dictionary's tables, for
+entries of about the same size (bench/README.md, "Memory per match"). Records stay deflated:
+most moves write them as deltas against the match's own base record (below), a dictionary
+that changes with every match, which deflate primes faster.
+
+The encoded form is one byte, the id of the dictionary, then the compressed JSON. The
 dictionaries are frozen files in ``dictionaries/``: a record written with one can only be read
 with exactly the same bytes, so a dictionary is never changed, only joined by a new one under
 a new id (``python -m service.codec.build``); :data:`CURRENT` says which one new writes use.
@@ -26,11 +34,13 @@ a little less until a new dictionary has seen it).
 from __future__ import annotations
 
 import functools
+import threading
 import zlib
 from importlib.resources import files
 from typing import Any, Literal
 
 import orjson
+import zstandard
 
 Kind = Literal["record", "entry"]
 
@@ -40,18 +50,21 @@ DICTIONARIES: dict[int, str] = {
     3: "record-2.zdict",
     4: "entry-2.zdict",
     5: "entry-3.zdict",
+    6: "entry-4.zstd",
 }
-"""Dictionary id -> its file in ``dictionaries/``. Ids are never reused or renumbered."""
+"""Dictionary id -> its file in ``dictionaries/``. Ids are never reused or renumbered. A
+``.zdict`` file is a deflate preset dictionary, and what it wrote is raw deflate; a ``.zstd``
+file is a Zstandard dictionary, and what it wrote is a Zstandard frame (:class:`_Zstd`)."""
 
-CURRENT: dict[Kind, int] = {"record": 3, "entry": 5}
+CURRENT: dict[Kind, int] = {"record": 3, "entry": 6}
 """The dictionary new records and log entries are written with."""
 
 WINDOW_BITS: dict[int, int] = {5: 14}
-"""The deflate window (log2 of its bytes) written with a dictionary, where it is less than
-32 KB: a dictionary that fits a smaller window is written with that window, and the
-compressor copied for each entry is the smaller for it (``entry-3``: 16 KB, 80 KB of state
-instead of 190). Reading needs no such table: an inflater with the full window reads any
-stream written with a smaller one."""
+"""The deflate window (log2 of its bytes) a deflate dictionary was written with, where it is
+less than 32 KB: a dictionary that fits a smaller window was written with that window, and
+the compressor copied for each entry was the smaller for it (``entry-3``: 16 KB, 80 KB of
+state instead of 190). Reading needs no such table: an inflater with the full window reads
+any stream written with a smaller one."""
 
 #: The first byte of a record written as plain JSON (before this encoding).
 _PLAIN_JSON = ord("{")
@@ -60,10 +73,22 @@ _PLAIN_JSON = ord("{")
 DELTA = 0
 
 LEVELS: dict[Kind, int] = {"record": 3, "entry": 6}
-"""zlib's compression level per kind. A record is rewritten on every move and is kilobytes
-of JSON: level 3 takes a fifth off level 1's output for little more time, while 6 would
-take a further tenth at three times the time. A log entry is a few hundred bytes, where
-level 6 costs next to nothing more and saves a quarter."""
+"""zlib's compression level per kind, for a kind written with a deflate dictionary. A record
+is rewritten on every move and is kilobytes of JSON: level 3 takes a fifth off level 1's
+output for little more time, while 6 would take a further tenth at three times the time. A
+log entry is a few hundred bytes, where level 6 costs next to nothing more and saves a
+quarter."""
+
+ZSTD_LEVEL = 5
+"""Zstandard's level for what a Zstandard dictionary writes (log entries): on entries of
+matches the dictionary was not trained on, level 5 writes 2–12% less than level 3 for half
+a µs more, and level 6 no less for twice the time (bench/README.md, "Memory per match")."""
+
+#: Zstandard frames are written without the four-byte magic number (the id byte before them
+#: says what they are), without a checksum (Redis keeps its own) and without the dictionary's
+#: id (the id byte names it), but with the content size, which decoding checks first.
+_ZSTD_PARAMETERS = {"format": zstandard.FORMAT_ZSTD1_MAGICLESS, "write_checksum": 0, "write_dict_id": 0,
+                    "write_content_size": 1}
 
 #: A smaller hash table than zlib's default: copying a primed compressor costs less, and on
 #: inputs of a few kilobytes it finds the same matches.
@@ -94,6 +119,50 @@ def dictionary(dictionary_id: int) -> bytes:
     return files("service.codec").joinpath("dictionaries", name).read_bytes()
 
 
+def is_zstd(dictionary_id: int) -> bool:
+    """Whether the dictionary ``dictionary_id`` is a Zstandard one."""
+    return DICTIONARIES.get(dictionary_id, "").endswith(".zstd")
+
+
+class _Zstd:
+    """One Zstandard dictionary's compressor and decompressor, kept for the process and
+    shared by its threads and greenlets under a lock: a Zstandard context must not be used by
+    two threads at once, and making one per call costs ten times the compression (its tables
+    are built from the dictionary)."""
+
+    def __init__(self, dictionary_id: int) -> None:
+        parameters = zstandard.ZstdCompressionParameters.from_level(ZSTD_LEVEL, **_ZSTD_PARAMETERS)
+        data = zstandard.ZstdCompressionDict(dictionary(dictionary_id))
+        data.precompute_compress(compression_params=parameters)
+        self._compressor = zstandard.ZstdCompressor(dict_data=data, compression_params=parameters)
+        self._decompressor = zstandard.ZstdDecompressor(dict_data=data, format=zstandard.FORMAT_ZSTD1_MAGICLESS)
+        self._lock = threading.Lock()
+
+    def compress(self, plain: bytes) -> bytes:
+        with self._lock:
+            return self._compressor.compress(plain)
+
+    def decompress(self, frame: memoryview) -> bytes:
+        """The frame's content, refused before any allocation when the frame claims more than
+        :data:`MAX_DECODED` bytes or does not say how many."""
+        try:
+            size = zstandard.get_frame_parameters(frame, zstandard.FORMAT_ZSTD1_MAGICLESS).content_size
+        except zstandard.ZstdError as exc:
+            raise CodecError(f"corrupt Zstandard frame: {exc}") from exc
+        if size > MAX_DECODED:  # ZSTD_CONTENTSIZE_UNKNOWN is larger than any limit
+            raise CodecError("a Zstandard frame of unknown or oversized content")
+        try:
+            with self._lock:
+                return self._decompressor.decompress(frame, allow_extra_data=False)
+        except zstandard.ZstdError as exc:
+            raise CodecError(f"corrupt Zstandard frame: {exc}") from exc
+
+
+@functools.cache
+def _zstd(dictionary_id: int) -> _Zstd:
+    return _Zstd(dictionary_id)
+
+
 @functools.cache
 def _primed(kind: Kind) -> Any:
     """A compressor that has read the current dictionary of ``kind``; :func:`encode` copies
@@ -109,13 +178,16 @@ def _primed(kind: Kind) -> Any:
 def encode(kind: Kind, value: Any) -> bytes:
     """``value`` (anything orjson writes) as compact bytes, with the current dictionary of
     ``kind``."""
-    return deflate(kind, orjson.dumps(value))
+    return compress(kind, orjson.dumps(value))
 
 
-def deflate(kind: Kind, plain: bytes) -> bytes:
+def compress(kind: Kind, plain: bytes) -> bytes:
     """JSON text ``plain`` as compact bytes, with the current dictionary of ``kind``."""
+    dictionary_id = CURRENT[kind]
+    if is_zstd(dictionary_id):
+        return bytes((dictionary_id,)) + _zstd(dictionary_id).compress(plain)
     compressor = _primed(kind).copy()
-    return bytes((CURRENT[kind],)) + compressor.compress(plain) + compressor.flush()
+    return bytes((dictionary_id,)) + compressor.compress(plain) + compressor.flush()
 
 
 def delta(plain: bytes, base: bytes) -> bytes:
@@ -161,6 +233,8 @@ def inflate(raw: bytes, base: bytes | None = None) -> bytes:
         if len(raw) == 1:
             return base
         zdict = base
+    elif is_zstd(raw[0]):
+        return _zstd(raw[0]).decompress(memoryview(raw)[1:])
     else:
         zdict = dictionary(raw[0])
     inflater = zlib.decompressobj(-zlib.MAX_WBITS, zdict=zdict)

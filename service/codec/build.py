@@ -1,16 +1,17 @@
 """Build new preset dictionaries from seeded matches of every game.
 
-    python -m service.codec.build 4                 # writes dictionaries/record-4.zdict, entry-4.zdict
-    python -m service.codec.build 4 --kinds entry   # only dictionaries/entry-4.zdict
+    python -m service.codec.build 5                 # writes dictionaries/record-5.zdict, entry-5.zstd
+    python -m service.codec.build 5 --kinds entry   # only dictionaries/entry-5.zstd
 
 A dictionary is typical content: the heuristic bots play a few matches of each game through a
-referee on the in-memory store, and the records and log entries the referee wrote are cut into
-one sample of each. The match records of all five games fit in deflate's 32 KB window
-together, so one dictionary serves every game and the codec never needs to know which game a
-record belongs to.
+referee on the in-memory store. The record dictionary is records the referee wrote, one of
+every game first: the match records of all five games fit in deflate's 32 KB window together,
+so one dictionary serves every game and the codec never needs to know which game a record
+belongs to. The entry dictionary is a Zstandard dictionary trained on every log entry of those
+matches (:func:`zstandard.train_dictionary`, which picks the stretches that recur).
 
 Run it when the records or entries change shape (a new game, new fields: the size test in
-tests/test_memory_budget.py says when), then add the two files to
+tests/test_memory_budget.py says when), then add the new files to
 :data:`service.codec.DICTIONARIES` under new ids and point :data:`service.codec.CURRENT` at
 them. Never overwrite a dictionary that has been used: records written with it could no
 longer be read.
@@ -23,7 +24,7 @@ import random
 from collections.abc import Iterator
 from pathlib import Path
 
-import orjson
+import zstandard
 
 from service import codec
 from service.bots.registry import make_bot
@@ -35,21 +36,14 @@ from service.tokens import SeatTokens, StateTokens
 #: Deflate looks back at most 32 KB, so no dictionary is useful beyond that.
 WINDOW = 32 * 1024
 
-#: Log entries of each game in the entry dictionary: 5 games fill most of a 16 KB window
-#: (:data:`service.codec.WINDOW_BITS`). An entry is a couple of hundred bytes, and the few
-#: entries of each kind of every game that fit there find as many matches as twice as many in
-#: the whole window, at closer distances, which cost fewer bits: entries are 6–15% smaller,
-#: and the compressor copied for each entry half the size (bench/README.md, "Memory per match").
-ENTRY_BYTES_PER_GAME = 3000
+ENTRY_DICTIONARY_BYTES = 64 * 1024
+"""The entry dictionary's size. Trained on the same entries, 32 and 64 KB wrote entries of
+matches they had not seen within a few percent of each other, either way by game (two
+trainings of one size differ as much); a Zstandard compressor keeps its dictionary's tables,
+so the larger costs memory once per process, not time per entry."""
 
-#: Room left after the entry dictionary for one long entry, all of whose bytes still reach
-#: back to the dictionary's first.
-LONG_ENTRY = 1024
-
-#: The entry dictionary's size limit: what the window of the current entry dictionary's
-#: compressor (:data:`service.codec.WINDOW_BITS`) reaches back over, less one long entry. A
-#: new entry dictionary is written with the same window, under its own id there.
-ENTRY_WINDOW = (1 << codec.WINDOW_BITS[codec.CURRENT["entry"]]) - codec.MIN_LOOKAHEAD - LONG_ENTRY
+#: Each kind's dictionary file: a deflate preset dictionary or a Zstandard dictionary.
+SUFFIXES = {"record": "zdict", "entry": "zstd"}
 
 #: How many players the sample matches of a game have: the number of seats changes the shape
 #: of boards and hands, so the samples of one game have different counts.
@@ -105,19 +99,6 @@ def sample_matches(game_id: str, count: int) -> list[tuple[bytes, list[bytes]]]:
     return samples
 
 
-def entry_sample(entries: list[bytes], budget: int) -> bytes:
-    """Entries of every kind first (the first of each action type and events that follow
-    it), then the rest in order, up to ``budget`` bytes."""
-    seen: set[tuple[str, ...]] = set()
-    firsts, rest = [], []
-    for entry in entries:
-        data = orjson.loads(entry)
-        kind = (data["action"]["type"], *(event["type"] for event in data["events"]))
-        (rest if kind in seen else firsts).append(entry)
-        seen.add(kind)
-    return _fit(firsts + rest, budget)
-
-
 def _fit(chunks: list[bytes], budget: int) -> bytes:
     """The chunks, in order of preference, that fit in ``budget`` bytes together."""
     chosen, size = [], 0
@@ -130,14 +111,12 @@ def _fit(chunks: list[bytes], budget: int) -> bytes:
 
 def build() -> tuple[bytes, bytes]:
     """The record dictionary (at most :data:`WINDOW` bytes: one record of every game first,
-    then more while they fit) and the entry dictionary (at most :data:`ENTRY_WINDOW`)."""
+    then more while they fit) and the entry dictionary (:data:`ENTRY_DICTIONARY_BYTES`)."""
     samples = {game_id: sample_matches(game_id, len(SAMPLE_PLAYERS)) for game_id in sorted(games())}
     records = [match[0] for rank in range(len(SAMPLE_PLAYERS)) for match in (s[rank] for s in samples.values())]
-    entries = [
-        entry_sample([entry for _, log in matches for entry in log], ENTRY_BYTES_PER_GAME)
-        for matches in samples.values()
-    ]
-    return _fit(records, WINDOW), _fit(entries, ENTRY_WINDOW)
+    entries = [entry for matches in samples.values() for _, log in matches for entry in log]
+    trained = zstandard.train_dictionary(ENTRY_DICTIONARY_BYTES, entries, level=codec.ZSTD_LEVEL)
+    return _fit(records, WINDOW), trained.as_bytes()
 
 
 def main() -> None:
@@ -151,7 +130,7 @@ def main() -> None:
     for kind, content in (("record", record), ("entry", entry)):
         if kind not in kinds:
             continue
-        path = folder / f"{kind}-{args.revision}.zdict"
+        path = folder / f"{kind}-{args.revision}.{SUFFIXES[kind]}"
         if path.exists():
             raise SystemExit(f"{path} exists: a dictionary in use is never overwritten")
         path.write_bytes(content)
