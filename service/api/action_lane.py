@@ -1,4 +1,4 @@
-"""The move endpoint's ordinary requests, answered in front of Flask.
+"""The move endpoint's ordinary requests, and a seat's legal actions, answered in front of Flask.
 
 ``POST /v1/matches/{id}/actions`` is most of an arena's traffic, and through Flask half of a
 move's CPU time went to the framework, not the move: werkzeug's request and response objects,
@@ -12,12 +12,16 @@ rate limit (:class:`service.limits.RateLimiter`), the request id, :meth:`Referee
 move counter, the request's metrics and access-log line (:class:`RequestRecorder`), and the
 same headers on the same body.
 
+``GET /v1/matches/{id}/legal-actions`` with a bearer token is answered here the same way
+(:meth:`Referee.legal_actions`): a bot asks for it at the start of every match and whenever
+it lost track, and through Flask the framework cost twice the read itself.
+
 A move the referee refuses is answered here too, with the problem answer the Flask route's
 error handler writes (:func:`service.api.errors.problem_response`) and the headers its hooks
 add. Every other request goes to Flask untouched, with the body already read handed on and,
 when the rate limit was counted here, its verdict (never counted twice).
 tests/api/test_action_lane.py checks that both paths give the same status, headers and body,
-for accepted moves and refused ones.
+for accepted moves and refused ones, and for legal actions.
 """
 
 from __future__ import annotations
@@ -45,16 +49,23 @@ WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 #: Match ids are URL-safe base64: any other path segment (encoded characters, which the WSGI
 #: server hands on as Latin-1 and werkzeug decodes again) is left to Flask's routing.
-_PATH = re.compile(r"^/v1/matches/([A-Za-z0-9_-]{1,64})/actions$")
-_ENDPOINT = "/v1/matches/<match_id>/actions"
+_ACTIONS = re.compile(r"^/v1/matches/([A-Za-z0-9_-]{1,64})/actions$")
+_ACTIONS_ENDPOINT = "/v1/matches/<match_id>/actions"
+_LEGAL = re.compile(r"^/v1/matches/([A-Za-z0-9_-]{1,64})/legal-actions$")
+_LEGAL_ENDPOINT = "/v1/matches/<match_id>/legal-actions"
 #: What :class:`schemas.matches.ActionRequestSchema` allows for a state token.
 _MAX_STATE_TOKEN = 200
 _BODY_KEYS = {"state_token", "action"}
 
 
+#: What a served request's work gives: its status line, body and first headers.
+Answer = tuple[str, bytes, list[tuple[str, str]]]
+_JSON = [("Content-Type", "application/json")]
+
+
 class ActionLane:
-    """WSGI middleware: ordinary move requests answered here, everything else by ``inner``
-    (Flask)."""
+    """WSGI middleware: ordinary move requests and seats' legal actions answered here,
+    everything else by ``inner`` (Flask)."""
 
     def __init__(
         self,
@@ -71,41 +82,54 @@ class ActionLane:
         self._max_body = max_body_bytes
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        if environ.get("REQUEST_METHOD") != "POST":
-            return self.inner(environ, start_response)
-        path = environ.get("PATH_INFO", "")
-        matched = _PATH.match(path)
-        if matched is None:
-            return self.inner(environ, start_response)
-        started = time.perf_counter()
-        request = self._ordinary(environ)
-        if request is None:
-            return self.inner(environ, start_response)
-        bearer, state_token, action, idempotency_key = request
+        method, path = environ.get("REQUEST_METHOD"), environ.get("PATH_INFO", "")
+        if method == "POST" and (matched := _ACTIONS.match(path)) is not None:
+            started = time.perf_counter()
+            request = self._ordinary(environ)
+            if request is None:
+                return self.inner(environ, start_response)
+            match_id, (bearer, state_token, action, idempotency_key) = matched.group(1), request
+            return self._serve(
+                environ, start_response, _ACTIONS_ENDPOINT, match_id, started,
+                lambda: self._move(match_id, bearer, state_token, action, idempotency_key),
+            )
+        if method == "GET" and (matched := _LEGAL.match(path)) is not None:
+            started = time.perf_counter()
+            bearer = parse_bearer(environ.get("HTTP_AUTHORIZATION", ""))
+            if bearer is None:  # Flask's 401, or its answer to a header it reads otherwise
+                return self.inner(environ, start_response)
+            match_id = matched.group(1)
+            return self._serve(
+                environ, start_response, _LEGAL_ENDPOINT, match_id, started,
+                lambda: ("200 OK", orjson.dumps(self._referee.legal_actions(match_id, bearer)), _JSON),
+            )
+        return self.inner(environ, start_response)
+
+    def _serve(
+        self, environ: dict[str, Any], start_response: Callable[..., Any], endpoint: str, match_id: str,
+        started: float, work: Callable[[], Answer],
+    ) -> Iterable[bytes]:
+        """Answer a request this lane serves as the Flask route and its hooks would: counted
+        against the rate limit (a refusal is Flask's to answer), given its request id,
+        ``work`` done, refusals answered as problems, then the seat's caching headers, the
+        metrics and the access line."""
+        method, path = environ["REQUEST_METHOD"], environ.get("PATH_INFO", "")
         if self._limiter is not None:
             refusal = self._limiter.check(environ.get("HTTP_AUTHORIZATION", ""), environ.get("REMOTE_ADDR"))
             environ[limits.VERDICT] = refusal
             if refusal is not None:
                 return self.inner(environ, start_response)
         request_id = self._recorder.request_id(environ.get("HTTP_X_REQUEST_ID"))
-        match_id = matched.group(1)
         refused = None
         try:
-            result = self._referee.act(match_id, bearer, state_token, action, idempotency_key)
+            status, body, extra = work()
         except Problem as problem:
             refused = errors.problem_response(problem.body(), problem.headers)
         except Exception as failure:  # what Flask's handler would make of it: a logged 500
-            errors.log_unhandled(failure, "POST", path, request_id)
+            errors.log_unhandled(failure, method, path, request_id)
             refused = errors.internal_error_response()
         if refused is not None:
             status, body, extra = refused.status, refused.get_data(), refused.headers.to_wsgi_list()
-        else:
-            if not result.replayed:
-                metrics.sample(metrics.MOVES, result.game).inc()
-            status, body = "200 OK", orjson.dumps(result.body)
-            extra = [("Content-Type", "application/json")]
-            if result.replayed:
-                extra.append(("Idempotent-Replayed", "true"))
         headers = [
             *extra,
             ("Content-Length", str(len(body))),
@@ -114,11 +138,21 @@ class ActionLane:
             ("X-Request-ID", request_id),
         ]
         self._recorder.finish(
-            request_id, "POST", _ENDPOINT, path, int(status[:3]), time.perf_counter() - started, match_id,
+            request_id, method, endpoint, path, int(status[:3]), time.perf_counter() - started, match_id,
             environ.get("REMOTE_ADDR"),
         )
         start_response(status, headers)
         return [body]
+
+    def _move(
+        self, match_id: str, bearer: str, state_token: str, action: dict[str, Any], idempotency_key: str | None
+    ) -> Answer:
+        """The move committed (and counted) or answered again."""
+        result = self._referee.act(match_id, bearer, state_token, action, idempotency_key)
+        if result.replayed:
+            return "200 OK", orjson.dumps(result.body), [*_JSON, ("Idempotent-Replayed", "true")]
+        metrics.sample(metrics.MOVES, result.game).inc()
+        return "200 OK", orjson.dumps(result.body), _JSON
 
     def _ordinary(self, environ: dict[str, Any]) -> tuple[str, str, dict[str, Any], str | None] | None:
         """The bearer token, state token, action and Idempotency-Key of an ordinary move
