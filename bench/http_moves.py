@@ -26,7 +26,9 @@ committed.
 
 Where the time goes: each row also gives the CPU time per request of the servers (gunicorn
 masters and workers, from ``/proc``), of the Redis server and of the load generator, since all
-of them share the machine's cores: a row's rate is what their sum allows.
+of them share the machine's cores: a row's rate is what their sum allows. So the load
+generator does as little as a client can: it writes requests on the socket and reads only
+the status, ``Content-Length`` and body of each answer (:func:`request`).
 """
 
 from __future__ import annotations
