@@ -21,14 +21,18 @@ from service.api.action_lane import ActionLane
 SEED = "ab" * 32
 
 
-@pytest.fixture
-def app(tmp_path) -> Any:
+def configured_app(tmp_path: Any, access_log: str = "0", rate_limit: str = "") -> Any:
     return create_app(
         {
-            "REFEREE_STORE": "memory", "REFEREE_SECRET": "lane", "REFEREE_ACCESS_LOG": "0",
-            "REFEREE_RATE_LIMIT": "", "REFEREE_DB_PATH": str(tmp_path / "m.sqlite3"),
+            "REFEREE_STORE": "memory", "REFEREE_SECRET": "lane", "REFEREE_ACCESS_LOG": access_log,
+            "REFEREE_RATE_LIMIT": rate_limit, "REFEREE_DB_PATH": str(tmp_path / "m.sqlite3"),
         }
     )
+
+
+@pytest.fixture
+def app(tmp_path) -> Any:
+    return configured_app(tmp_path)
 
 
 def lane_of(app: Any) -> ActionLane:
@@ -177,10 +181,7 @@ def test_a_move_on_a_path_that_names_no_match_is_answered_as_flask_answers_it(ap
 
 
 def test_a_request_handed_to_flask_is_rate_limited_once(tmp_path) -> None:
-    app = create_app(
-        {"REFEREE_STORE": "memory", "REFEREE_SECRET": "lane", "REFEREE_ACCESS_LOG": "0",
-         "REFEREE_RATE_LIMIT": "4 per minute", "REFEREE_DB_PATH": str(tmp_path / "m.sqlite3")}
-    )
+    app = configured_app(tmp_path, rate_limit="4 per minute")
     client = Client(app)
     match = start(client, "the-game", 1)  # counted against the address, not the seat
     token = match["seats"][0]["token"]
@@ -196,10 +197,7 @@ def test_a_request_handed_to_flask_is_rate_limited_once(tmp_path) -> None:
 
 
 def test_a_move_through_the_lane_is_counted_and_logged_like_any_request(tmp_path, capsys) -> None:
-    app = create_app(
-        {"REFEREE_STORE": "memory", "REFEREE_SECRET": "lane", "REFEREE_ACCESS_LOG": "1",
-         "REFEREE_RATE_LIMIT": "", "REFEREE_DB_PATH": str(tmp_path / "m.sqlite3")}
-    )
+    app = configured_app(tmp_path, access_log="1")
     client = Client(app)
     match = start(client, "the-game", 1)
     legal = client.get(f"/v1/matches/{match['match_id']}/legal-actions",
@@ -286,10 +284,7 @@ def test_a_head_request_for_legal_actions_is_flasks_to_answer(app) -> None:
 
 
 def test_legal_actions_through_the_lane_are_rate_limited_counted_and_logged(tmp_path, capsys) -> None:
-    app = create_app(
-        {"REFEREE_STORE": "memory", "REFEREE_SECRET": "lane", "REFEREE_ACCESS_LOG": "1",
-         "REFEREE_RATE_LIMIT": "2 per minute", "REFEREE_DB_PATH": str(tmp_path / "m.sqlite3")}
-    )
+    app = configured_app(tmp_path, access_log="1", rate_limit="2 per minute")
     client = Client(app)
     match = start(client, "the-game", 1)
     token = match["seats"][0]["token"]
