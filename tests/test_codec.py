@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-from concurrent.futures import ThreadPoolExecutor
 import random
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import fields, replace
 from unittest import mock
 
@@ -16,7 +16,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from service import codec
-from service.codec import build
 from service.engine import Rng
 from service.engine.registry import games
 from service.match import REBASE_ABOVE, Match, Move
@@ -66,18 +65,6 @@ def test_the_dictionaries_are_frozen() -> None:
         5: "0086df90f8476527",
         6: "69b805640e41d675",
     }
-
-
-@pytest.mark.parametrize("dictionary_id", sorted(codec.WINDOW_BITS))
-def test_a_dictionary_written_with_a_smaller_window_fits_it(dictionary_id: int) -> None:
-    """The compressor's window holds the whole dictionary and a long entry after it, so the
-    dictionary's first bytes stay in reach (what service/codec/build.py's ENTRY_WINDOW is for)."""
-    reach = (1 << codec.WINDOW_BITS[dictionary_id]) - codec.MIN_LOOKAHEAD
-    assert len(codec.dictionary(dictionary_id)) + LONG_ENTRY <= reach
-
-
-#: The longest entry the smaller windows were sized for, past their dictionary.
-LONG_ENTRY = 1024
 
 
 def test_entries_round_trip_with_the_current_entry_dictionary() -> None:

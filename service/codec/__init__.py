@@ -9,8 +9,8 @@ log entry to about 20 (figures in bench/README.md, "Memory per match").
 Log entries are Zstandard frames instead, with a dictionary trained on entries of every game
 (:func:`zstandard.train_dictionary`). One entry is written per move, and deflate had to copy
 a primed compressor for each one (80 KB of state) to compress a couple of hundred bytes:
-9 µs, against 1.5 µs for a Zstandard compressor that keeps its dictionary's tables, for
-entries of about the same size (bench/README.md, "Memory per match"). Records stay deflated:
+9 µs, against 2.3 µs for a Zstandard compressor that keeps its dictionary's tables, for
+entries as small or smaller (bench/README.md, "Memory per match"). Records stay deflated:
 most moves write them as deltas against the match's own base record (below), a dictionary
 that changes with every match, which deflate primes faster.
 
@@ -59,25 +59,17 @@ file is a Zstandard dictionary, and what it wrote is a Zstandard frame (:class:`
 CURRENT: dict[Kind, int] = {"record": 3, "entry": 6}
 """The dictionary new records and log entries are written with."""
 
-WINDOW_BITS: dict[int, int] = {5: 14}
-"""The deflate window (log2 of its bytes) a deflate dictionary was written with, where it is
-less than 32 KB: a dictionary that fits a smaller window was written with that window, and
-the compressor copied for each entry was the smaller for it (``entry-3``: 16 KB, 80 KB of
-state instead of 190). Reading needs no such table: an inflater with the full window reads
-any stream written with a smaller one."""
-
 #: The first byte of a record written as plain JSON (before this encoding).
 _PLAIN_JSON = ord("{")
 
 #: The first byte of a delta: deflated with the match's base record as the dictionary.
 DELTA = 0
 
-LEVELS: dict[Kind, int] = {"record": 3, "entry": 6}
-"""zlib's compression level per kind, for a kind written with a deflate dictionary. A record
-is rewritten on every move and is kilobytes of JSON: level 3 takes a fifth off level 1's
-output for little more time, while 6 would take a further tenth at three times the time. A
-log entry is a few hundred bytes, where level 6 costs next to nothing more and saves a
-quarter."""
+LEVELS: dict[Kind, int] = {"record": 3}
+"""zlib's compression level for each kind written with a deflate dictionary (records; log
+entries are Zstandard frames). A record is rewritten on every move and is kilobytes of JSON:
+level 3 takes a fifth off level 1's output for little more time, while 6 would take a further
+tenth at three times the time."""
 
 ZSTD_LEVEL = 5
 """Zstandard's level for what a Zstandard dictionary writes (log entries): on entries of
@@ -94,19 +86,20 @@ _ZSTD_PARAMETERS = {"format": zstandard.FORMAT_ZSTD1_MAGICLESS, "write_checksum"
 #: inputs of a few kilobytes it finds the same matches.
 _MEM_LEVEL = 7
 
-#: The hash table of a compressor with a window under 32 KB (a delta's, an entry's): inputs
+#: The hash table of a compressor with a window under 32 KB (a delta's): inputs
 #: of a few kilobytes find the same matches with it as with :data:`_MEM_LEVEL`'s
 #: (bench/README.md, "Memory per match").
 _SMALL_MEM_LEVEL = 5
 
-MIN_LOOKAHEAD = 262
-"""How far short of its window deflate stops looking back (zlib's ``MIN_LOOKAHEAD``)."""
+#: How far short of its window deflate stops looking back (zlib's ``MIN_LOOKAHEAD``).
+_MIN_LOOKAHEAD = 262
 
 #: No record or entry decodes to more than this (Redis content is untrusted input on load).
 MAX_DECODED = 16 * 1024 * 1024
 
+
 class CodecError(ValueError):
-    """Bytes that are neither plain JSON nor a deflated document with a known dictionary."""
+    """Bytes that are neither plain JSON nor a document compressed with a known dictionary."""
 
 
 @functools.cache
@@ -167,11 +160,8 @@ def _zstd(dictionary_id: int) -> _Zstd:
 def _primed(kind: Kind) -> Any:
     """A compressor that has read the current dictionary of ``kind``; :func:`encode` copies
     it instead of priming a new one, which would cost as much as the compression itself."""
-    dictionary_id = CURRENT[kind]
-    window_bits = WINDOW_BITS.get(dictionary_id, zlib.MAX_WBITS)
-    mem_level = _MEM_LEVEL if window_bits == zlib.MAX_WBITS else _SMALL_MEM_LEVEL
     return zlib.compressobj(
-        LEVELS[kind], zlib.DEFLATED, -window_bits, mem_level, zlib.Z_DEFAULT_STRATEGY, dictionary(dictionary_id)
+        LEVELS[kind], zlib.DEFLATED, -zlib.MAX_WBITS, _MEM_LEVEL, zlib.Z_DEFAULT_STRATEGY, dictionary(CURRENT[kind])
     )
 
 
@@ -209,7 +199,7 @@ def _delta_window_bits(reach: int) -> int:
     32 KB window finds, for a fraction of the memory a compressor sets up and clears on every
     move. Inflating needs no change: a stream that looks back less than the inflater's window
     reads the same."""
-    return max(9, min(zlib.MAX_WBITS, (reach + MIN_LOOKAHEAD).bit_length()))
+    return max(9, min(zlib.MAX_WBITS, (reach + _MIN_LOOKAHEAD).bit_length()))
 
 
 def decode(raw: bytes, base: bytes | None = None) -> Any:
