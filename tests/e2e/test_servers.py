@@ -111,6 +111,25 @@ def test_moves_answer_alike_whether_the_action_lane_or_flask_reads_them(server: 
         legal = {"state_token": body["state_token"], "actions": body["legal_actions"]}
 
 
+def test_legal_actions_are_answered_with_a_seats_headers_and_problems(server: Server) -> None:
+    """A seat's legal actions are answered in front of Flask (service/api/action_lane.py);
+    over the server's sockets the answer and a refusal carry the headers of every seat answer,
+    and a request without a token is still Flask's 401."""
+    match = MatchClient.create(server.client, "the-game", 1)
+    seat = {"Authorization": f"Bearer {match.tokens[0]}", "X-Request-ID": "legal-e2e"}
+    answered = server.client.get(f"{match.url}/legal-actions", headers=seat)
+    assert answered.status_code == 200 and answered.get_json()["actions"]
+    unknown = server.client.get("/v1/matches/no-such-match/legal-actions", headers=seat)
+    assert unknown.status_code == 404 and unknown.content_type.startswith("application/problem+json")
+    for answer in (answered, unknown):
+        headers = {k.lower(): v for k, v in answer.headers.items()}
+        assert (headers["vary"], headers["cache-control"], headers["x-request-id"]) == (
+            "Authorization", "private, no-store", "legal-e2e"
+        )
+    anonymous = server.client.get(f"{match.url}/legal-actions")
+    assert anonymous.status_code == 401 and anonymous.get_json()["code"] == "authentication_required"
+
+
 def test_every_worker_signs_replays_with_the_one_published_key(server: Server) -> None:
     """The signing key is configured like the state-token secret: whichever worker answers,
     /v1/keys is the same and a replay verifies against it, as ``referee verify URL`` does."""
