@@ -23,4 +23,4 @@ USER referee
 WORKDIR /home/referee
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=2s CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/readyz')"
-CMD ["gunicorn", "-c", "python:service.gunicorn_conf", "service:create_app()"]
+CMD ["gunicorn", "-c", "python:service.server.gunicorn_conf", "service:create_app()"]

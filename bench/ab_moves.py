@@ -32,7 +32,7 @@ import redis
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.http_moves import WORKER_OPTIONS, free_port, run_load, server_pids  # noqa: E402
+from bench.http_moves import WORKER_OPTIONS, free_port, run_load, server_pids
 
 REDIS_URL = "redis://127.0.0.1:6379/14"
 WARM_UP_SECONDS = 1.0
@@ -44,13 +44,31 @@ def start(variant: str | None) -> tuple[subprocess.Popen, int]:
     tree = str(Path(tree).resolve())
     port = free_port()
     env = {
-        **os.environ, "REDIS_URL": REDIS_URL, "REFEREE_SECRET": "bench", "WEB_CONCURRENCY": "2",
-        "REFEREE_RATE_LIMIT": "100000000 per minute", "PYTHONPATH": tree,
+        **os.environ,
+        "REDIS_URL": REDIS_URL,
+        "REFEREE_SECRET": "bench",
+        "WEB_CONCURRENCY": "2",
+        "REFEREE_RATE_LIMIT": "100000000 per minute",
+        "PYTHONPATH": tree,
         **dict(setting.split("=", 1) for setting in settings),
     }
-    app, config = ("bench.bare_app:app", []) if variant is None else ("service:create_app()", ["-c", "python:service.gunicorn_conf"])
-    command = [sys.executable, "-m", "gunicorn", *config, *WORKER_OPTIONS["gevent"], "--bind", f"127.0.0.1:{port}",
-               "--workers", "2", app]
+    app, config = (
+        ("bench.bare_app:app", [])
+        if variant is None
+        else ("service:create_app()", ["-c", "python:service.server.gunicorn_conf"])
+    )
+    command = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        *config,
+        *WORKER_OPTIONS["gevent"],
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--workers",
+        "2",
+        app,
+    ]
     server = subprocess.Popen(command, env=env, cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for _ in range(200):
         try:
@@ -93,15 +111,19 @@ def main() -> None:
             for server, _ in servers.values():
                 server.terminate()
                 server.wait(10)
-    print("| server | requests/s per round | ratio to bare per round | mean ratio ± standard error "
-          "| CPU µs/request: servers | Redis | load generator |")
+    print(
+        "| server | requests/s per round | ratio to bare per round | mean ratio ± standard error "
+        "| CPU µs/request: servers | Redis | load generator |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for name, results in rows.items():
         rates = [r["rate"] for r in results]
         ratios = [r["rate"] / b["rate"] for r, b in zip(results, rows["bare"])]
         cpu = [statistics.mean(r[part] for r in results) for part in ("server_us", "redis_us", "client_us")]
-        print(f"| {name} | {' '.join(f'{x:.0f}' for x in rates)} | {' '.join(f'{x:.2f}' for x in ratios)} "
-              f"| {statistics.mean(ratios):.3f} ± {_standard_error(ratios):.3f} | {cpu[0]:.0f} | {cpu[1]:.0f} | {cpu[2]:.0f} |")
+        print(
+            f"| {name} | {' '.join(f'{x:.0f}' for x in rates)} | {' '.join(f'{x:.2f}' for x in ratios)} "
+            f"| {statistics.mean(ratios):.3f} ± {_standard_error(ratios):.3f} | {cpu[0]:.0f} | {cpu[1]:.0f} | {cpu[2]:.0f} |"
+        )
 
 
 def _kind(name: str) -> str:

@@ -16,13 +16,13 @@ import random
 import time
 from contextlib import nullcontext
 
-from service.arena import inprocess
 from service.arena.client import RefereeClient
 from service.arena.runner import Plan, parse_bots, run_tournament
 from service.arena.schedule import lineups
 from service.bots.registry import make_bot
 from service.engine import Rng
-from service.engine.registry import get_game
+from service.games import get_game
+from service.server import inprocess
 
 
 def baseline(game_id: str, bots: list[str], players: int, matches: int) -> tuple[int, float]:

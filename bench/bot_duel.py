@@ -21,7 +21,7 @@ from typing import Any
 
 from service.bots.registry import make_bot
 from service.engine import Rng
-from service.engine.registry import get_game
+from service.games import get_game
 
 MAX_DECISIONS = 50_000
 

@@ -30,10 +30,10 @@ import redis
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from service.live.sweeper import DEFAULT_INTERVAL_SECONDS
 from service.referee import Referee
 from service.store import RedisStore
 from service.store.redis_store import _match_key
-from service.sweeper import DEFAULT_INTERVAL_SECONDS
 from service.tokens import SeatTokens, StateTokens
 from tests.support.servers import BIN, free_port
 
@@ -66,16 +66,27 @@ def timed_against_untimed(url: str, total_moves: int) -> None:
             done[name] += moves
             results[name].append(spent / moves * 1e6)
     untimed, timed = statistics.median(results["untimed"]), statistics.median(results["timed"])
-    print(f"move through the referee on Redis: untimed {untimed:.0f} µs, timed {timed:.0f} µs "
-          f"(median of per-match means, {done['timed']} timed moves); ratio timed / untimed {timed / untimed:.2f}")
+    print(
+        f"move through the referee on Redis: untimed {untimed:.0f} µs, timed {timed:.0f} µs "
+        f"(median of per-match means, {done['timed']} timed moves); ratio timed / untimed {timed / untimed:.2f}"
+    )
 
 
 def sweep_delay(url: str, matches: int) -> None:
     port = free_port()
-    env = {**os.environ, "REDIS_URL": url, "REFEREE_SECRET": "bench", "REFEREE_ACCESS_LOG": "0",
-           "REFEREE_RATE_LIMIT": ""}
-    server = subprocess.Popen([str(BIN / "referee"), "serve", "--port", str(port), "--workers", "2"], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {
+        **os.environ,
+        "REDIS_URL": url,
+        "REFEREE_SECRET": "bench",
+        "REFEREE_ACCESS_LOG": "0",
+        "REFEREE_RATE_LIMIT": "",
+    }
+    server = subprocess.Popen(
+        [str(BIN / "referee"), "serve", "--port", str(port), "--workers", "2"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         for _ in range(300):
@@ -87,7 +98,9 @@ def sweep_delay(url: str, matches: int) -> None:
         pending: dict[str, int] = {}
         body = orjson.dumps({"game": "the-game", "players": 2, "clock": {"per_decision_s": 0.5}})
         for _ in range(matches):
-            request = urllib.request.Request(f"{base}/v1/matches", data=body, headers={"Content-Type": "application/json"})
+            request = urllib.request.Request(
+                f"{base}/v1/matches", data=body, headers={"Content-Type": "application/json"}
+            )
             created = orjson.loads(urllib.request.urlopen(request, timeout=10).read())
             pending[created["match_id"]] = created["clock"]["deadline_ms"]
             time.sleep(0.03)
@@ -108,9 +121,11 @@ def sweep_delay(url: str, matches: int) -> None:
         server.wait(15)
     delays.sort()
     p99 = delays[min(len(delays) - 1, int(len(delays) * 0.99))]
-    print(f"sweep delay after the deadline over {len(delays)} matches (2 workers, interval "
-          f"{DEFAULT_INTERVAL_SECONDS * 1000:.0f} ms): p50 {statistics.median(delays):.0f} ms, p99 {p99:.0f} ms, "
-          f"max {delays[-1]:.0f} ms; p99 / interval {p99 / (DEFAULT_INTERVAL_SECONDS * 1000):.2f}")
+    print(
+        f"sweep delay after the deadline over {len(delays)} matches (2 workers, interval "
+        f"{DEFAULT_INTERVAL_SECONDS * 1000:.0f} ms): p50 {statistics.median(delays):.0f} ms, p99 {p99:.0f} ms, "
+        f"max {delays[-1]:.0f} ms; p99 / interval {p99 / (DEFAULT_INTERVAL_SECONDS * 1000):.2f}"
+    )
 
 
 def main() -> None:

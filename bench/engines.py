@@ -17,7 +17,7 @@ import time
 import orjson
 
 from service.engine import Rng
-from service.engine.registry import games
+from service.games import games
 
 
 def measure(game_id: str, players: int, matches: int) -> tuple[list[float], list[float]]:

@@ -58,8 +58,10 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=200)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    print("| players | matches | won before round 12 | ended in round (share) | no 250 by round 12 "
-          "| far-planet share of yields |")
+    print(
+        "| players | matches | won before round 12 | ended in round (share) | no 250 by round 12 "
+        "| far-planet share of yields |"
+    )
     print("|---|---|---|---|---|---|")
     for players in (int(p) for p in args.players.split(",")):
         chunk = max(1, args.matches // (args.workers * 4))

@@ -21,7 +21,7 @@ the move before (the worst case for the per-process match cache). Each referee r
 match cache's hit rate over its moves, read from the servers' ``/metrics``: a hit commits
 without reading the match first (one Redis round trip instead of two). Every request opens a
 new connection, so one server's two worker processes take a match's moves in turn at random;
-they share the node's cache (service/node_cache.py), so either finds the record the other
+they share the node's cache (service/cache/node.py), so either finds the record the other
 committed.
 
 Where the time goes: each row also gives the CPU time per request of the servers (gunicorn
@@ -61,8 +61,13 @@ def free_port() -> int:
 
 def start(app: str, port: int, redis_url: str, extra: list[str]) -> subprocess.Popen:
     env = {
-        **os.environ, "REDIS_URL": redis_url, "REFEREE_BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "2",
-        "REFEREE_SECRET": "bench", "REFEREE_RATE_LIMIT": "100000000 per minute", "PYTHONPATH": str(ROOT),
+        **os.environ,
+        "REDIS_URL": redis_url,
+        "REFEREE_BIND": f"127.0.0.1:{port}",
+        "WEB_CONCURRENCY": "2",
+        "REFEREE_SECRET": "bench",
+        "REFEREE_RATE_LIMIT": "100000000 per minute",
+        "PYTHONPATH": str(ROOT),
     }
     command = [sys.executable, "-m", "gunicorn", *extra, "--bind", f"127.0.0.1:{port}", "--workers", "2", app]
     proc = subprocess.Popen(command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -75,7 +80,9 @@ def start(app: str, port: int, redis_url: str, extra: list[str]) -> subprocess.P
     raise RuntimeError(f"{app} did not start")
 
 
-def request(port: int, method: str, path: str, body: bytes = b"", headers: dict[str, str] | None = None) -> tuple[int, bytes]:
+def request(
+    port: int, method: str, path: str, body: bytes = b"", headers: dict[str, str] | None = None
+) -> tuple[int, bytes]:
     """One HTTP/1.1 request on a new connection: the answer's status and body.
 
     Written on the socket, not with ``http.client``: that client parses every answer's
@@ -171,12 +178,17 @@ def bare_client(ports: list[int], deadline: float, latencies: list[float], error
             errors.append(status)
 
 
-def load_process(kind: str, ports: list[int], seconds: float, threads: int, seed: int, out: multiprocessing.Queue) -> None:
+def load_process(
+    kind: str, ports: list[int], seconds: float, threads: int, seed: int, out: multiprocessing.Queue
+) -> None:
     target = bare_client if kind == "bare" else referee_client
     deadline = time.perf_counter() + seconds
     latencies: list[float] = []
     errors: list[int] = []
-    workers = [threading.Thread(target=target, args=(ports, deadline, latencies, errors, seed * 100 + i)) for i in range(threads)]
+    workers = [
+        threading.Thread(target=target, args=(ports, deadline, latencies, errors, seed * 100 + i))
+        for i in range(threads)
+    ]
     cpu = time.process_time()
     for w in workers:
         w.start()
@@ -225,7 +237,10 @@ def run_load(
     before = cache_lookups(ports) if kind != "bare" else {}
     server_cpu, redis_cpu = cpu_seconds(pids), cpu_seconds([redis_pid])
     out: multiprocessing.Queue = multiprocessing.Queue()
-    procs = [multiprocessing.Process(target=load_process, args=(kind, ports, seconds, clients // 2, p, out)) for p in range(2)]
+    procs = [
+        multiprocessing.Process(target=load_process, args=(kind, ports, seconds, clients // 2, p, out))
+        for p in range(2)
+    ]
     for p in procs:
         p.start()
     latencies: list[float] = []
@@ -272,7 +287,8 @@ def main() -> None:
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/14")
     parser.add_argument("--nodes", type=int, choices=(1, 2), default=1, help="2: add the two-server row")
     parser.add_argument(
-        "--workers", default="gevent",
+        "--workers",
+        default="gevent",
         help="worker models to compare, comma-separated: gevent (shipped), sync (the model before it)",
     )
     args = parser.parse_args()
@@ -286,7 +302,7 @@ def main() -> None:
         for model in models:
             for kind in kinds:
                 app = apps["bare" if kind == "bare" else "referee"]
-                config = [] if kind == "bare" else ["-c", "python:service.gunicorn_conf"]
+                config = [] if kind == "bare" else ["-c", "python:service.server.gunicorn_conf"]
                 ports[(model, kind)] = [free_port() for _ in range(2 if kind == "two-nodes" else 1)]
                 started[(model, kind)] = [
                     start(app, port, args.redis, [*config, *WORKER_OPTIONS[model]]) for port in ports[(model, kind)]
@@ -305,15 +321,21 @@ def main() -> None:
         for server in servers:
             server.terminate()
             server.wait(10)
-    print(f"gunicorn, 2 workers per server, {args.clients} client threads in 2 processes, {args.seconds:.0f} s per row "
-          f"(best of {args.rounds} interleaved rounds), Redis {args.redis}")
-    print("| workers | endpoint | requests/s | p50 ms | p90 ms | p99 ms | non-200 | match cache hits "
-          "| CPU µs/request: servers | Redis | load generator |")
+    print(
+        f"gunicorn, 2 workers per server, {args.clients} client threads in 2 processes, {args.seconds:.0f} s per row "
+        f"(best of {args.rounds} interleaved rounds), Redis {args.redis}"
+    )
+    print(
+        "| workers | endpoint | requests/s | p50 ms | p90 ms | p99 ms | non-200 | match cache hits "
+        "| CPU µs/request: servers | Redis | load generator |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for (model, kind), r in results.items():
         hits = f"{r['hit_rate']:.0%}" if "hit_rate" in r else "–"
-        print(f"| {model} | {LABELS[kind]} | {r['rate']:.0f} | {r['p50']:.2f} | {r['p90']:.2f} | {r['p99']:.2f} "
-              f"| {r['errors']} | {hits} | {r['server_us']:.0f} | {r['redis_us']:.0f} | {r['client_us']:.0f} |")
+        print(
+            f"| {model} | {LABELS[kind]} | {r['rate']:.0f} | {r['p50']:.2f} | {r['p90']:.2f} | {r['p99']:.2f} "
+            f"| {r['errors']} | {hits} | {r['server_us']:.0f} | {r['redis_us']:.0f} | {r['client_us']:.0f} |"
+        )
     for model in models:
         for kind in kinds[1:]:
             ratio = results[(model, kind)]["rate"] / results[(model, "bare")]["rate"]

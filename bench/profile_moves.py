@@ -16,8 +16,8 @@ the bare endpoint of ``http_moves.py`` driven the same way gives the in-process 
 from __future__ import annotations
 
 import argparse
-import cProfile
 import contextlib
+import cProfile
 import io
 import os
 import pstats
@@ -42,8 +42,14 @@ PARTS = [
     ("rules (service/games, service/engine)", ("service/games/", "service/engine/")),
     ("referee, match record, cache, tokens", ("service/referee.py", "service/match", "service/tokens.py")),
     ("store and Redis client", ("service/store/", "/redis/")),
-    ("API layer (flask-smorest, webargs, marshmallow, service/api)", ("flask_smorest", "webargs", "marshmallow", "service/api/")),
-    ("rate limits, access log, metrics", ("service/limits.py", "service/observability.py", "prometheus_client", "/limits/")),
+    (
+        "API layer (flask-smorest, webargs, marshmallow, service/api)",
+        ("flask_smorest", "webargs", "marshmallow", "service/api/"),
+    ),
+    (
+        "rate limits, access log, metrics",
+        ("service/api/limits.py", "service/api/observability.py", "prometheus_client", "/limits/"),
+    ),
     ("Flask and werkzeug", ("/flask/", "/werkzeug/")),
     ("JSON (orjson) and hashing", ("orjson", "hmac", "_hashlib", "base64", "hashlib")),
     ("jsonschema", ("jsonschema",)),
@@ -97,7 +103,10 @@ def make_player(app: Any, rng: random.Random) -> Callable[[int], None]:
 
     def call(method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None) -> Any:
         environ = EnvironBuilder(
-            method=method, path=path, data=body, headers=headers or {},
+            method=method,
+            path=path,
+            data=body,
+            headers=headers or {},
             content_type="application/json" if body is not None else None,
         ).get_environ()
         return orjson.loads(b"".join(app(environ, lambda *_: None)))
@@ -166,8 +175,10 @@ def main() -> None:
     stats = pstats.Stats(profiler)
     shares = parts(stats.stats)  # type: ignore[attr-defined]
     total = sum(shares.values())
-    print(f"{args.moves} moves of solo The Game in process on {args.redis}: {plain * 1e6:.0f} µs CPU per move "
-          "(request building and answer parsing included), unprofiled")
+    print(
+        f"{args.moves} moves of solo The Game in process on {args.redis}: {plain * 1e6:.0f} µs CPU per move "
+        "(request building and answer parsing included), unprofiled"
+    )
     print(f"The bare endpoint (one GET and one SET) driven the same way: {bare * 1e6:.0f} µs CPU per request")
     print("| part | share of CPU time | µs per move (profiled) |")
     print("| --- | --- | --- |")

@@ -40,12 +40,12 @@ import orjson
 import redis
 
 from service import codec
-from service.codec.build import play
-from service.engine.registry import games
+from service.games import games
 from service.match import Match, Move
 from service.referee import Referee
 from service.store import RedisStore
 from service.tokens import SeatTokens, StateTokens
+from tools.build_dictionaries import play
 
 GIB = 1024**3
 
@@ -77,8 +77,17 @@ class RecordingStore(RedisStore):
         super().__init__(client)
         self.commits: list[Commit] = []
 
-    def commit(self, match_id: str, expected_version: int, record: bytes, log_entry: bytes, ttl: int,
-               idempotency_key: str | None = None, base: bytes | None = None, **extra: Any) -> Any:
+    def commit(
+        self,
+        match_id: str,
+        expected_version: int,
+        record: bytes,
+        log_entry: bytes,
+        ttl: int,
+        idempotency_key: str | None = None,
+        base: bytes | None = None,
+        **extra: Any,
+    ) -> Any:
         self.commits.append(Commit(record, log_entry, idempotency_key or "", base))
         return super().commit(match_id, expected_version, record, log_entry, ttl, idempotency_key, base, **extra)
 
@@ -198,8 +207,19 @@ def private_redis() -> Iterator[str]:
         port = s.getsockname()[1]
     with tempfile.TemporaryDirectory() as folder:
         process = subprocess.Popen(
-            ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", folder],
+            [
+                "redis-server",
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                folder,
+            ],
             stdout=subprocess.DEVNULL,
         )
         try:

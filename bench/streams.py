@@ -53,11 +53,16 @@ def free_port() -> int:
 
 def start_node(redis_url: str, port: int, streams: int) -> subprocess.Popen:
     env = {
-        **os.environ, "REDIS_URL": redis_url, "REFEREE_SECRET": "bench-streams", "REFEREE_RATE_LIMIT": "",
-        "REFEREE_ACCESS_LOG": "0", "REFEREE_WORKER_CONNECTIONS": str(streams + 500),
-        "REFEREE_STREAM_LIMIT": str(streams + 100), "PYTHONPATH": str(ROOT),
+        **os.environ,
+        "REDIS_URL": redis_url,
+        "REFEREE_SECRET": "bench-streams",
+        "REFEREE_RATE_LIMIT": "",
+        "REFEREE_ACCESS_LOG": "0",
+        "REFEREE_WORKER_CONNECTIONS": str(streams + 500),
+        "REFEREE_STREAM_LIMIT": str(streams + 100),
+        "PYTHONPATH": str(ROOT),
     }
-    command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", "2"]
+    command = [sys.executable, "-m", "service.server.cli", "serve", "--port", str(port), "--workers", "2"]
     proc = subprocess.Popen(command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for _ in range(400):
         try:
@@ -124,7 +129,9 @@ def hold(port: int, match_id: str, count: int) -> None:
 
     def follow(index: int) -> None:
         sock = socket.create_connection(("127.0.0.1", port))
-        sock.sendall(f"GET /v1/matches/{match_id}/stream HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n".encode())
+        sock.sendall(
+            f"GET /v1/matches/{match_id}/stream HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n".encode()
+        )
         buffer = b""
         while True:
             chunk = sock.recv(65536)
@@ -149,10 +156,18 @@ def hold(port: int, match_id: str, count: int) -> None:
         gevent.sleep(0.05)
     complete = sum(1 for s in seen if s == list(range(final + 1)))
     in_order = sum(1 for s in seen if s == list(range(len(s))))  # a prefix: late, nothing skipped
-    print(orjson.dumps({
-        "subscribers": count, "complete": complete, "in_order": in_order, "final": final,
-        "slowest": min((s[-1] for s in seen if s), default=-1),
-    }).decode(), flush=True)
+    print(
+        orjson.dumps(
+            {
+                "subscribers": count,
+                "complete": complete,
+                "in_order": in_order,
+                "final": final,
+                "slowest": min((s[-1] for s in seen if s), default=-1),
+            }
+        ).decode(),
+        flush=True,
+    )
     gevent.killall(greenlets)
 
 
@@ -181,7 +196,10 @@ def held_by_one_node(redis_url: str, subscribers: int, moves: int, pace: float) 
         # lowest priority, so that reading 1,000 streams takes the node's CPU only when it idles.
         holder = subprocess.Popen(
             ["nice", "-n", "19", sys.executable, __file__, "--hold", str(port), followed.match_id, str(subscribers)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
         )
         opened = time.perf_counter()
         assert holder.stdout is not None and holder.stdin is not None
@@ -196,17 +214,21 @@ def held_by_one_node(redis_url: str, subscribers: int, moves: int, pace: float) 
     finally:
         node.terminate()
         node.wait(30)
-    print(f"(a) {subscribers} subscribers on one node (2 gevent workers), all opened in {opened:.1f} s; "
-          f"{moves} moves each way, the followed match's at {f'{pace:g} per second' if pace else 'full speed'}")
+    print(
+        f"(a) {subscribers} subscribers on one node (2 gevent workers), all opened in {opened:.1f} s; "
+        f"{moves} moves each way, the followed match's at {f'{pace:g} per second' if pace else 'full speed'}"
+    )
     print("| moves | p50 ms | p99 ms |")
     print("| --- | --- | --- |")
     for name, values in (("no stream open", baseline), (f"{subscribers} streams following the match", loaded)):
         print(f"| {name} | {percentile(values, 0.5) * 1000:.2f} | {percentile(values, 0.99) * 1000:.2f} |")
-    print(f"ratio p50 {percentile(loaded, 0.5) / percentile(baseline, 0.5):.2f}, "
-          f"p99 {percentile(loaded, 0.99) / percentile(baseline, 0.99):.2f}; "
-          f"{report['complete']} of {report['subscribers']} subscribers got every version 0..{report['final']} "
-          f"within 60 s of the last move ({report['in_order']} received theirs in order with no version skipped; "
-          f"the slowest was at version {report['slowest']})")
+    print(
+        f"ratio p50 {percentile(loaded, 0.5) / percentile(baseline, 0.5):.2f}, "
+        f"p99 {percentile(loaded, 0.99) / percentile(baseline, 0.99):.2f}; "
+        f"{report['complete']} of {report['subscribers']} subscribers got every version 0..{report['final']} "
+        f"within 60 s of the last move ({report['in_order']} received theirs in order with no version skipped; "
+        f"the slowest was at version {report['slowest']})"
+    )
 
 
 def across_nodes(redis_url: str, moves: int) -> None:
@@ -241,8 +263,10 @@ def across_nodes(redis_url: str, moves: int) -> None:
             node.terminate()
             node.wait(30)
     delays = [(received[v] - stamped[v]) * 1000 for v in range(1, moves + 1) if v in received]
-    print(f"(b) commit on node A -> subscriber on node B, {len(delays)} of {moves} versions received: "
-          f"p50 {statistics.median(delays):.1f} ms, p99 {percentile(delays, 0.99):.1f} ms, max {max(delays):.1f} ms")
+    print(
+        f"(b) commit on node A -> subscriber on node B, {len(delays)} of {moves} versions received: "
+        f"p50 {statistics.median(delays):.1f} ms, p99 {percentile(delays, 0.99):.1f} ms, max {max(delays):.1f} ms"
+    )
 
 
 def main() -> None:
@@ -254,7 +278,9 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=150)
     parser.add_argument("--delay-moves", type=int, default=300)
     parser.add_argument(
-        "--pace", type=float, default=10,
+        "--pace",
+        type=float,
+        default=10,
         help="moves per second of the followed match in (a), as a fast bot match goes; 0: as fast as possible",
     )
     parser.add_argument("--redis", default=os.environ.get("REFEREE_BENCH_REDIS_URL", "redis://127.0.0.1:6379/2"))

@@ -52,8 +52,10 @@ def main() -> None:
     per_explorer = mean(mean(r["moves"].values()) for r in results)
     arriving = mean(r["moves"][r["arrived"]] for r in results if r["arrived"])
     fewest = mean(min(r["moves"].values()) for r in results)
-    print(f"{len(lineup)} players ({','.join(lineup)}), {len(results)} matches: phase-1 moves per explorer "
-          f"{per_explorer:.1f} (arriving explorer {arriving:.1f}, least-moved explorer {fewest:.1f})")
+    print(
+        f"{len(lineup)} players ({','.join(lineup)}), {len(results)} matches: phase-1 moves per explorer "
+        f"{per_explorer:.1f} (arriving explorer {arriving:.1f}, least-moved explorer {fewest:.1f})"
+    )
 
 
 if __name__ == "__main__":

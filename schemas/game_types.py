@@ -20,8 +20,8 @@ from typing import Any
 
 import service.games
 from service.engine.game import Game
-from service.engine.registry import games
 from service.engine.shapes import shapes
+from service.games import games
 
 
 def game_packages() -> list[str]:
@@ -85,7 +85,7 @@ def _typed_enums(schema: Any) -> Any:
         by_type.setdefault(_JSON_TYPES[type(value)], []).append(value)
     rest = {key: value for key, value in schema.items() if key not in ("enum", "type")}
     if len(by_type) == 1:
-        (kind, values), = by_type.items()
+        ((kind, values),) = by_type.items()
         return {**rest, "type": kind, "enum": values}
     return {**rest, "anyOf": [{"type": kind, "enum": values} for kind, values in by_type.items()]}
 
@@ -124,17 +124,21 @@ def game_components(game: Game) -> dict[str, dict[str, Any]]:
     prefix = game_prefix(game)
     declared = shapes(game)
     components = _union(
-        prefix, "Action", {t.name: t.json_schema() for t in game.action_types},
+        prefix,
+        "Action",
+        {t.name: t.json_schema() for t in game.action_types},
         f"An action of {game.title}, by its `type`.",
     )
     components |= _union(prefix, "Event", declared.events, f"An event of {game.title}, by its `type`.")
-    components[prefix + "View"] = {**declared.view, "description": f"What a seat (or a spectator) of {game.title} sees."}
-    components[prefix + "OutcomeDetail"] = {
-        **declared.outcome_detail, "description": f"{game.title}'s own breakdown of a finished match.",
+    components[prefix + "View"] = {
+        **declared.view,
+        "description": f"What a seat (or a spectator) of {game.title} sees.",
     }
-    components[prefix + "Options"] = _typed_enums(
-        {**game.options_schema(), "description": f"Options of {game.title}."}
-    )
+    components[prefix + "OutcomeDetail"] = {
+        **declared.outcome_detail,
+        "description": f"{game.title}'s own breakdown of a finished match.",
+    }
+    components[prefix + "Options"] = _typed_enums({**game.options_schema(), "description": f"Options of {game.title}."})
     return components
 
 

@@ -16,14 +16,22 @@ class PlayerCountSchema(Schema):
 
     players = fields.Integer(required=True, metadata={"example": 2})
     defaults = fields.Dict(
-        keys=fields.String(), required=True,
-        metadata={"description": "Each option's default at this player count (some depend on it).",
-                  "example": {"variant": "two-player"}},
+        keys=fields.String(),
+        required=True,
+        metadata={
+            "description": "Each option's default at this player count (some depend on it).",
+            "example": {"variant": "two-player"},
+        },
     )
     allowed = fields.Dict(
-        keys=fields.String(), values=fields.List(fields.Raw()), required=True,
-        metadata={"description": "For each option with few values: those accepted at this player count "
-                  "(the others at their defaults).", "example": {"variant": ["two-player"]}},
+        keys=fields.String(),
+        values=fields.List(fields.Raw()),
+        required=True,
+        metadata={
+            "description": "For each option with few values: those accepted at this player count "
+            "(the others at their defaults).",
+            "example": {"variant": ["two-player"]},
+        },
     )
 
 
@@ -39,13 +47,18 @@ class GameSchema(Schema):
     options_schema = fields.Dict(required=True, metadata={"description": "JSON schema of `options` at match creation."})
     action_types = fields.List(fields.String(), required=True)
     action_schemas = fields.Dict(
-        keys=fields.String(), values=fields.Dict(), required=True,
+        keys=fields.String(),
+        values=fields.Dict(),
+        required=True,
         metadata={"description": "JSON schema of each action type, by name."},
     )
     by_players = fields.List(
-        fields.Nested(PlayerCountSchema), required=True,
-        metadata={"description": "Per player count from `min_players` to `max_players`: the options' "
-                  "defaults and accepted values there."},
+        fields.Nested(PlayerCountSchema),
+        required=True,
+        metadata={
+            "description": "Per player count from `min_players` to `max_players`: the options' "
+            "defaults and accepted values there."
+        },
     )
 
 

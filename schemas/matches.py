@@ -36,20 +36,25 @@ class ClockRequestSchema(Schema):
     (Fischer); and what happens when a seat's time runs out."""
 
     per_decision_s = Seconds(
-        validate=_SECONDS, metadata={"description": "Seconds for each decision; nothing carries over.", "example": 5},
+        validate=_SECONDS,
+        metadata={"description": "Seconds for each decision; nothing carries over.", "example": 5},
     )
     initial_s = Seconds(validate=_SECONDS, metadata={"description": "Fischer: each seat's bank at the start."})
     increment_s = Seconds(
-        validate=_INCREMENT, metadata={"description": "Fischer: added after each decision made in time (default 0)."},
+        validate=_INCREMENT,
+        metadata={"description": "Fischer: added after each decision made in time (default 0)."},
     )
     on_timeout = fields.String(
         validate=validate.OneOf(ON_TIMEOUT),
-        metadata={"description": "`forfeit` (the default): the seat loses the match. `auto`: the referee plays a random legal "
-                  "action for it (drawn from the match's own random stream, so a replay checks it), and the seat "
-                  "forfeits at its `max_consecutive_timeouts`-th timeout in a row."},
+        metadata={
+            "description": "`forfeit` (the default): the seat loses the match. `auto`: the referee plays a random legal "
+            "action for it (drawn from the match's own random stream, so a replay checks it), and the seat "
+            "forfeits at its `max_consecutive_timeouts`-th timeout in a row."
+        },
     )
     max_consecutive_timeouts = fields.Integer(
-        strict=True, validate=validate.Range(min=1, max=1000),
+        strict=True,
+        validate=validate.Range(min=1, max=1000),
         metadata={"description": f"Only for `auto` (default {DEFAULT_MAX_CONSECUTIVE_TIMEOUTS})."},
     )
 
@@ -66,7 +71,8 @@ class HouseSeatSchema(Schema):
 
     seat = fields.Integer(required=True, strict=True, validate=validate.Range(min=0, max=15))
     bot = fields.String(
-        required=True, validate=validate.OneOf(BOT_NAMES),
+        required=True,
+        validate=validate.OneOf(BOT_NAMES),
         metadata={"description": "`random` (any legal action) or `heuristic` (the game's own bot)."},
     )
 
@@ -76,15 +82,19 @@ class ClockSchema(Schema):
 
     control = fields.Dict(
         required=True,
-        metadata={"description": "As created: `{per_decision_s}` or `{initial_s, increment_s}`.",
-                  "example": {"per_decision_s": 5}},
+        metadata={
+            "description": "As created: `{per_decision_s}` or `{initial_s, increment_s}`.",
+            "example": {"per_decision_s": 5},
+        },
     )
     on_timeout = fields.String(required=True, metadata={"enum": list(ON_TIMEOUT)})
     max_consecutive_timeouts = fields.Integer(required=True)
     remaining_ms = fields.List(fields.Integer(), required=True, metadata={"description": "Per seat, now."})
     running = fields.List(fields.Integer(), required=True, metadata={"description": "Seats whose clock runs."})
     deadline = fields.String(
-        allow_none=True, required=True, metadata={"description": "When the first running clock reaches zero (UTC)."},
+        allow_none=True,
+        required=True,
+        metadata={"description": "When the first running clock reaches zero (UTC)."},
     )
     deadline_ms = fields.Integer(allow_none=True, required=True, metadata={"description": "The same, in epoch ms."})
     consecutive_timeouts = fields.List(fields.Integer(), required=True, metadata={"description": "Per seat."})
@@ -92,13 +102,17 @@ class ClockSchema(Schema):
 
 def _clock_field() -> fields.Nested:
     return fields.Nested(
-        ClockSchema, allow_none=True, required=True, metadata={"description": "Null for an untimed match."},
+        ClockSchema,
+        allow_none=True,
+        required=True,
+        metadata={"description": "Null for an untimed match."},
     )
 
 
 def _house_field() -> fields.List:
     return fields.List(
-        fields.Nested(HouseSeatSchema), required=True,
+        fields.Nested(HouseSeatSchema),
+        required=True,
         metadata={"description": "Seats the service plays itself; `[]` when none."},
     )
 
@@ -108,10 +122,14 @@ class CreateMatchSchema(Schema):
 
     game = fields.String(required=True, metadata={"example": "the-game"})
     players = fields.Integer(
-        required=True, strict=True, validate=validate.Range(min=1, max=16), metadata={"example": 2},
+        required=True,
+        strict=True,
+        validate=validate.Range(min=1, max=16),
+        metadata={"example": 2},
     )
     options = fields.Dict(
-        keys=fields.String(), load_default=dict,
+        keys=fields.String(),
+        load_default=dict,
         metadata=any_game("Options", "Match options by name: the game's `<Game>Options`; defaults fill the rest."),
     )
     seed = fields.String(
@@ -119,13 +137,18 @@ class CreateMatchSchema(Schema):
         metadata={"description": "Your own seed for a reproducible match; the match is then marked `seed_supplied`."},
     )
     clock = fields.Nested(
-        ClockRequestSchema, allow_none=True,
+        ClockRequestSchema,
+        allow_none=True,
         metadata={"description": "A time control; omitted or null: untimed. Clocks start at creation."},
     )
     house = fields.List(
-        fields.Nested(HouseSeatSchema), load_default=list, validate=validate.Length(max=16),
-        metadata={"description": "Seats the service plays itself with a built-in bot (all of them: a match that "
-                  "plays itself). The answer's `seats` holds tokens for the other seats only."},
+        fields.Nested(HouseSeatSchema),
+        load_default=list,
+        validate=validate.Length(max=16),
+        metadata={
+            "description": "Seats the service plays itself with a built-in bot (all of them: a match that "
+            "plays itself). The answer's `seats` holds tokens for the other seats only."
+        },
     )
 
 
@@ -159,10 +182,14 @@ class MatchSchema(Schema):
     version = fields.Integer(required=True)
     state_token = fields.String(required=True, metadata={"description": "Send it back with your next action."})
     to_act = fields.List(fields.Integer(), required=True, metadata={"description": "Seats that owe a decision now."})
-    seat = fields.Integer(allow_none=True, required=True, metadata={"description": "The caller's seat; null for a spectator."})
+    seat = fields.Integer(
+        allow_none=True, required=True, metadata={"description": "The caller's seat; null for a spectator."}
+    )
     view = fields.Dict(required=True, metadata=any_game("View", _VIEW))
     outcome = fields.Nested(OutcomeSchema, allow_none=True, required=True, metadata={"description": _OUTCOME})
-    seed_sha256 = fields.String(required=True, metadata={"description": "SHA-256 of the secret seed, published from creation."})
+    seed_sha256 = fields.String(
+        required=True, metadata={"description": "SHA-256 of the secret seed, published from creation."}
+    )
     seed = fields.String(metadata={"description": "The seed, revealed once the match is finished or aborted."})
     seed_supplied = fields.Boolean(required=True, metadata={"description": "True when the creator chose the seed."})
     created_at = fields.String(required=True)
@@ -175,7 +202,9 @@ class CreatedMatchSchema(MatchSchema):
     """A new match, with each seat's bearer token (shown only in this answer)."""
 
     seats = fields.List(
-        fields.Nested(SeatTokenSchema), required=True, metadata={"description": "Every seat but the house's."},
+        fields.Nested(SeatTokenSchema),
+        required=True,
+        metadata={"description": "Every seat but the house's."},
     )
 
 
@@ -184,8 +213,11 @@ class ActionRequestSchema(Schema):
 
     state_token = fields.String(required=True, validate=validate.Length(max=200))
     action = fields.Dict(
-        keys=fields.String(), required=True,
-        metadata=any_game("Action", "`{type, ...}` as listed by legal-actions: one of the match's game's `<Game>Action`.")
+        keys=fields.String(),
+        required=True,
+        metadata=any_game(
+            "Action", "`{type, ...}` as listed by legal-actions: one of the match's game's `<Game>Action`."
+        )
         | {"example": {"type": "play", "card": 17, "pile": 0}},
     )
 
@@ -199,14 +231,18 @@ class ActionResultSchema(Schema):
     seat = fields.Integer(required=True)
     kind = fields.String(required=True, metadata=_KIND)
     events = fields.List(
-        fields.Dict(metadata=any_game("Event", "An event of the match's game.")), required=True,
+        fields.Dict(metadata=any_game("Event", "An event of the match's game.")),
+        required=True,
         metadata={"description": "What happened, as this seat may see it."},
     )
     view = fields.Dict(required=True, metadata=any_game("View", _VIEW))
     legal_actions = fields.List(
-        fields.Dict(metadata=any_game("Action", "A legal action of the match's game.")), required=True,
-        metadata={"description": "The caller's legal actions now (empty when it owes no decision): "
-                  "a bot needs no second request to decide its next move."},
+        fields.Dict(metadata=any_game("Action", "A legal action of the match's game.")),
+        required=True,
+        metadata={
+            "description": "The caller's legal actions now (empty when it owes no decision): "
+            "a bot needs no second request to decide its next move."
+        },
     )
     to_act = fields.List(fields.Integer(), required=True)
     status = fields.String(required=True, metadata=_STATUS)
@@ -236,7 +272,9 @@ class LegalActionsSchema(Schema):
     version = fields.Integer(required=True)
     state_token = fields.String(required=True, metadata={"description": "The version these actions belong to."})
     to_act = fields.List(fields.Integer(), required=True)
-    actions = fields.List(fields.Dict(metadata=any_game("Action", "A legal action of the match's game.")), required=True)
+    actions = fields.List(
+        fields.Dict(metadata=any_game("Action", "A legal action of the match's game.")), required=True
+    )
 
 
 MAX_CURSOR = 2**53 - 1
@@ -251,18 +289,24 @@ class HistoryQuerySchema(Schema):
 
 class HistoryEntrySchema(Schema):
     version = fields.Integer(required=True, metadata={"description": "The version this entry produced."})
-    seat = fields.Integer(required=True, metadata={"description": "The seat it was for (or that resigned, timed out, aborted)."})
+    seat = fields.Integer(
+        required=True, metadata={"description": "The seat it was for (or that resigned, timed out, aborted)."}
+    )
     kind = fields.String(required=True, metadata=_KIND)
     action = fields.Dict(
-        required=True, allow_none=True,
-        metadata={"description": "The action as `{type, ...}`; secret parts are null for other seats "
-                  "(so it may not fit `<Game>Action`; the replay has them all). Null for `timeout`, `resign`, "
-                  "`abort`."},
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "The action as `{type, ...}`; secret parts are null for other seats "
+            "(so it may not fit `<Game>Action`; the replay has them all). Null for `timeout`, `resign`, "
+            "`abort`."
+        },
     )
     events = fields.List(fields.Dict(metadata=any_game("Event", "An event of the match's game.")), required=True)
     at = fields.String(required=True)
     clock_ms = fields.List(
-        fields.Integer(), metadata={"description": "Timed matches: what each seat had left right after this entry."},
+        fields.Integer(),
+        metadata={"description": "Timed matches: what each seat had left right after this entry."},
     )
 
 
@@ -311,8 +355,12 @@ class MatchSummarySchema(Schema):
     created_at = fields.String(required=True)
     updated_at = fields.String(required=True)
     winners = fields.List(
-        fields.Integer(), allow_none=True, required=True,
-        metadata={"description": "The winning seats once the match has ended (empty when nobody won); null while it runs."},
+        fields.Integer(),
+        allow_none=True,
+        required=True,
+        metadata={
+            "description": "The winning seats once the match has ended (empty when nobody won); null while it runs."
+        },
     )
     clock = _clock_field()
     house = _house_field()
@@ -323,7 +371,10 @@ class MatchListSchema(Schema):
 
     matches = fields.List(fields.Nested(MatchSummarySchema), required=True)
     next_cursor = fields.String(
-        allow_none=True, required=True,
-        metadata={"description": "Where the next page starts; null on the last page. A page may hold fewer "
-                  "than `limit` matches (even none) while this is set: keep following it."},
+        allow_none=True,
+        required=True,
+        metadata={
+            "description": "Where the next page starts; null on the last page. A page may hold fewer "
+            "than `limit` matches (even none) while this is set: keep following it."
+        },
     )

@@ -2,7 +2,7 @@
 
 from marshmallow import Schema, fields
 
-from service.problem_codes import all_codes
+from service.api.problem_codes import all_codes
 
 
 class ProblemSchema(Schema):
@@ -15,12 +15,14 @@ class ProblemSchema(Schema):
     code = fields.String(
         required=True,
         metadata={
-            "description": "Stable machine code to branch on; the catalogue is service/problem_codes.py.",
+            "description": "Stable machine code to branch on; the catalogue is service/api/problem_codes.py.",
             "enum": list(all_codes()),
             "example": "stale_state_token",
         },
     )
     rule = fields.String(allow_none=True, metadata={"description": "On 422/403: the rule that forbids the action."})
-    errors = fields.Dict(keys=fields.String(), metadata={"description": "On 400 `invalid_body`: field errors by location."})
+    errors = fields.Dict(
+        keys=fields.String(), metadata={"description": "On 400 `invalid_body`: field errors by location."}
+    )
     current_state_token = fields.String(metadata={"description": "On 409: the token of the current version."})
     current_version = fields.Integer(metadata={"description": "On 409: the current version."})

@@ -10,9 +10,7 @@ class EngineSchema(Schema):
     """What ruled the match."""
 
     name = fields.String(required=True, metadata={"example": "game-referee"})
-    version = fields.String(
-        required=True, metadata={"description": "The package version.", "example": "0.1.0"}
-    )
+    version = fields.String(required=True, metadata={"description": "The package version.", "example": "0.1.0"})
     data_sha256 = fields.String(
         required=True,
         metadata={
@@ -24,16 +22,17 @@ class EngineSchema(Schema):
 class ReplayEntrySchema(Schema):
     """One action as it was adjudicated, with everything it caused, nothing hidden."""
 
-    version = fields.Integer(
-        required=True, metadata={"description": "The version this action produced (1, 2, …)."}
-    )
+    version = fields.Integer(required=True, metadata={"description": "The version this action produced (1, 2, …)."})
     seat = fields.Integer(required=True)
     kind = fields.String(
-        metadata={"enum": ["move", "house", "auto", "timeout", "resign", "abort"],
-                  "description": "Who made it (format 2; absent means `move`): see docs/replay.md."},
+        metadata={
+            "enum": ["move", "house", "auto", "timeout", "resign", "abort"],
+            "description": "Who made it (format 2; absent means `move`): see docs/replay.md.",
+        },
     )
     action = fields.Dict(
-        required=True, allow_none=True,
+        required=True,
+        allow_none=True,
         metadata=any_game("Action", "The action exactly as submitted; null for `timeout`, `resign`, `abort`."),
     )
     events = fields.List(
@@ -43,7 +42,8 @@ class ReplayEntrySchema(Schema):
     )
     at = fields.String(metadata={"description": "When it was committed (UTC, ISO 8601)."})
     clock_ms = fields.List(
-        fields.Integer(), metadata={"description": "Timed matches: what each seat had left right after this entry."},
+        fields.Integer(),
+        metadata={"description": "Timed matches: what each seat had left right after this entry."},
     )
 
 
@@ -55,9 +55,7 @@ class SignatureSchema(Schema):
         required=True,
         metadata={"description": "The signing key's `kid` in `GET /v1/keys` (its RFC 7638 thumbprint)."},
     )
-    value = fields.String(
-        required=True, metadata={"description": "The 64-byte signature, base64url without padding."}
-    )
+    value = fields.String(required=True, metadata={"description": "The 64-byte signature, base64url without padding."})
 
 
 class ReplaySchema(Schema):
@@ -70,26 +68,25 @@ class ReplaySchema(Schema):
     engine = fields.Nested(EngineSchema, required=True)
     players = fields.Integer(required=True)
     options = fields.Dict(required=True, metadata=any_game("Options", "Every option, defaults filled in."))
-    seed = fields.String(
-        required=True, metadata={"description": "The match's seed (64 hex digits), revealed."}
-    )
+    seed = fields.String(required=True, metadata={"description": "The match's seed (64 hex digits), revealed."})
     seed_sha256 = fields.String(
         required=True, metadata={"description": "The commitment published from the match's creation."}
     )
     seed_supplied = fields.Boolean(required=True)
     created_at = fields.String(required=True)
     finished_at = fields.String(required=True)
-    version = fields.Integer(
-        required=True, metadata={"description": "The final version: the number of actions."}
-    )
+    version = fields.Integer(required=True, metadata={"description": "The final version: the number of actions."})
     time_control = fields.Dict(
         allow_none=True,
-        metadata={"description": "The match's time control in ms (`per_decision_ms`, or `initial_ms` and "
-                  "`increment_ms`), `on_timeout`, `max_consecutive_timeouts`; null when untimed.",
-                  "example": {"per_decision_ms": 5000, "on_timeout": "auto", "max_consecutive_timeouts": 3}},
+        metadata={
+            "description": "The match's time control in ms (`per_decision_ms`, or `initial_ms` and "
+            "`increment_ms`), `on_timeout`, `max_consecutive_timeouts`; null when untimed.",
+            "example": {"per_decision_ms": 5000, "on_timeout": "auto", "max_consecutive_timeouts": 3},
+        },
     )
     house = fields.List(
-        fields.Dict(), metadata={"description": "Seats the service played with a built-in bot: `[{seat, bot}]`."},
+        fields.Dict(),
+        metadata={"description": "Seats the service played with a built-in bot: `[{seat, bot}]`."},
     )
     actions = fields.List(fields.Nested(ReplayEntrySchema), required=True)
     outcome = fields.Nested(OutcomeSchema, required=True)
@@ -101,9 +98,7 @@ class JwkSchema(Schema):
 
     kty = fields.String(required=True, metadata={"enum": ["OKP"]})
     crv = fields.String(required=True, metadata={"enum": ["Ed25519"]})
-    x = fields.String(
-        required=True, metadata={"description": "The 32-byte public key, base64url without padding."}
-    )
+    x = fields.String(required=True, metadata={"description": "The 32-byte public key, base64url without padding."})
     kid = fields.String(
         required=True, metadata={"description": "RFC 7638 thumbprint; replays name it as `signature.key_id`."}
     )

@@ -10,7 +10,7 @@ from typing import Any
 
 
 def create_app(config: dict[str, Any] | None = None) -> Any:
-    """Build the Flask app (see :func:`service.app.create_app`)."""
-    from service.app import create_app as build
+    """Build the Flask app (see :func:`service.server.app.create_app`)."""
+    from service.server.app import create_app as build
 
     return build(config)

@@ -191,7 +191,9 @@ class Clock:
         """Whether a timeout of ``seat`` now ends the match for it (the policy is
         ``forfeit``, or this is its ``max_consecutive_timeouts``-th timeout in a row)."""
         control = self.time_control
-        return control.on_timeout == "forfeit" or self.consecutive_timeouts[seat] + 1 >= control.max_consecutive_timeouts
+        return (
+            control.on_timeout == "forfeit" or self.consecutive_timeouts[seat] + 1 >= control.max_consecutive_timeouts
+        )
 
     # -- changes ---------------------------------------------------------------------------
 

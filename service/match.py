@@ -134,9 +134,7 @@ class Match:
         new_version = self.version + 1
         self.pending_since = {
             str(seat): (
-                self.pending_since.get(str(seat), self.version)
-                if seat in before and seat != actor
-                else new_version
+                self.pending_since.get(str(seat), self.version) if seat in before and seat != actor else new_version
             )
             for seat in after
         }

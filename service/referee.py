@@ -3,14 +3,14 @@
 The referee loads the match, authenticates the seat, checks the state token, asks the game
 engine to check and apply the action, and commits the result with the store's
 compare-and-set. It needs nothing between requests: any process can serve any request. A
-node does keep the last record it saw of recently active matches (:mod:`service.match_cache`)
+node does keep the last record it saw of recently active matches (:mod:`service.cache.process`)
 so that a move on the version it knows skips the read; the compare-and-set still decides.
 
 It also acts on its own, always through the same compare-and-set, so that whoever gets there
 first applies a thing exactly once: every request on a timed match first applies the
 deadlines that passed (:meth:`Referee.settle`: an ``auto`` move or a forfeit), and a house
 seat's turn is played by its bot (:meth:`Referee.play_house`) right after the commit that made
-it due, in the background. The sweeper (:mod:`service.sweeper`) does both for matches nobody
+it due, in the background. The sweeper (:mod:`service.live.sweeper`) does both for matches nobody
 touches, found through the store's due index, which every commit keeps up to date.
 """
 
@@ -27,9 +27,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-
-from service import codec, metrics
+from service import codec
+from service.api import metrics
+from service.api.problems import (
+    BadRequest,
+    Conflict,
+    Forbidden,
+    NotFound,
+    Problem,
+    Unauthorized,
+    Unavailable,
+    Unprocessable,
+)
 from service.bots.registry import make_bot
+from service.cache.process import MatchCache, RecordCache
 from service.clock import Clock, TimeControl, iso_ms, wall_ms
 from service.engine import (
     EngineError,
@@ -40,7 +51,7 @@ from service.engine import (
     Outcome,
     Rng,
 )
-from service.engine.registry import games, get_game
+from service.games import games, get_game
 from service.listing import encode_cursor
 from service.match import (
     ENDING_EVENTS,
@@ -52,17 +63,6 @@ from service.match import (
     epoch_ms,
     seed_commitment,
     state_after,
-)
-from service.match_cache import MatchCache, RecordCache
-from service.problems import (
-    BadRequest,
-    Conflict,
-    Forbidden,
-    NotFound,
-    Problem,
-    Unauthorized,
-    Unavailable,
-    Unprocessable,
 )
 from service.store import (
     CommitResult,
@@ -214,9 +214,7 @@ class Referee:
         self.cache.remember(match.match_id, Loaded(0, record))
         self.start_house(match, snapshot)
         body = self.describe(match, game, snapshot, Caller(None))
-        body["seats"] = [
-            {"seat": s, "token": t} for s, t in enumerate(seat_tokens) if match.house_bot(s) is None
-        ]
+        body["seats"] = [{"seat": s, "token": t} for s, t in enumerate(seat_tokens) if match.house_bot(s) is None]
         return body
 
     @staticmethod
@@ -327,9 +325,7 @@ class Referee:
         matches: list[dict[str, Any]] = []
         position = after
         for _ in range(_LISTING_READS):
-            entries, more = self._store(
-                lambda: self.store.list_matches(which, position, limit + 1 - len(matches))
-            )
+            entries, more = self._store(lambda: self.store.list_matches(which, position, limit + 1 - len(matches)))
             for entry in entries:
                 match = self._listed_match(entry)
                 if match is None or epoch_ms(match.updated_at) != entry.position.updated_ms:
@@ -619,8 +615,10 @@ class Referee:
     def _refuse_if_over(self, match: Match, game: Game) -> None:
         snapshot = Snapshot.of_match(game, match)
         if snapshot.over:
-            raise self._over(match) if match.ended is not None else Conflict(
-                "match_over", "The match is finished.", current_version=match.version
+            raise (
+                self._over(match)
+                if match.ended is not None
+                else Conflict("match_over", "The match is finished.", current_version=match.version)
             )
 
     def _over(self, match: Match) -> Conflict:
@@ -682,7 +680,9 @@ class Referee:
             action = bot.choose(game.view(match.state, seat), game.legal_actions(match.state, seat), chooser)
             now_ms = self.now_ms()
             expected = match.version
-            move, snapshot = self._play(match, game, seat, action, Rng(match.seed, match.rng), now_ms, "house", expected)
+            move, snapshot = self._play(
+                match, game, seat, action, Rng(match.seed, match.rng), now_ms, "house", expected
+            )
             self._commit(match, snapshot, expected, move, now_ms)
 
     def start_house(self, match: Match, snapshot: Snapshot) -> None:
@@ -735,7 +735,9 @@ class Referee:
         match.state, match.rng = state, rng.position()
         clock_ms = None
         if match.clock is not None:
-            clock = Clock.from_record(match.clock).after_decision(seat, snapshot.to_act, at_ms, timed_out=kind == "auto")
+            clock = Clock.from_record(match.clock).after_decision(
+                seat, snapshot.to_act, at_ms, timed_out=kind == "auto"
+            )
             match.clock, clock_ms = clock.to_record(), clock.remaining_at(at_ms)
         match.advance(seat, before, snapshot.to_act, iso_ms(at_ms))
         return Move(match.version, seat, token_version, action, events, match.updated_at, kind, clock_ms), snapshot
@@ -784,8 +786,15 @@ class Referee:
         try:
             result: CommitResult = self._store(
                 lambda: self.store.commit(
-                    match.match_id, expected, record, move.encode(), self.match_ttl, idem,
-                    base=base, listed=self._listed(match, snapshot), due_ms=due_ms,
+                    match.match_id,
+                    expected,
+                    record,
+                    move.encode(),
+                    self.match_ttl,
+                    idem,
+                    base=base,
+                    listed=self._listed(match, snapshot),
+                    due_ms=due_ms,
                 )
             )
         except Problem:

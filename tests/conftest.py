@@ -103,8 +103,13 @@ def app_config(store_kind: str, request: pytest.FixtureRequest, tmp_path) -> dic
     url = request.getfixturevalue("redis_url") if store_kind == "redis" else ""
     cluster_url = request.getfixturevalue("redis_cluster_url") if store_kind == "cluster" else ""
     return {
-        "REDIS_URL": url, "REDIS_CLUSTER_URL": cluster_url, "REFEREE_STORE": "file", "REFEREE_DB_PATH": str(tmp_path / "matches.sqlite3"),
-        "REFEREE_SECRET": "test-secret", "REFEREE_RATE_LIMIT": "", "REFEREE_ACCESS_LOG": "0",
+        "REDIS_URL": url,
+        "REDIS_CLUSTER_URL": cluster_url,
+        "REFEREE_STORE": "file",
+        "REFEREE_DB_PATH": str(tmp_path / "matches.sqlite3"),
+        "REFEREE_SECRET": "test-secret",
+        "REFEREE_RATE_LIMIT": "",
+        "REFEREE_ACCESS_LOG": "0",
     }
 
 
@@ -124,10 +129,10 @@ def client(app):
 def problem_codes_seen() -> Iterator[set[str]]:
     """Records the code of every problem answered and every engine error raised in this
     process during the run, and fails the run when one is missing from the catalogue that the
-    OpenAPI document publishes (service/problem_codes.py)."""
+    OpenAPI document publishes (service/api/problem_codes.py)."""
     from service.api import errors
+    from service.api.problem_codes import all_codes
     from service.engine.errors import EngineError
-    from service.problem_codes import all_codes
 
     seen: set[str] = set()
     answer, engine_init = errors.problem_response, EngineError.__init__
@@ -145,4 +150,4 @@ def problem_codes_seen() -> Iterator[set[str]]:
     yield seen
     errors.problem_response, EngineError.__init__ = answer, engine_init  # type: ignore[method-assign]
     unknown = seen - set(all_codes())
-    assert not unknown, f"problem codes seen in the run but missing from service/problem_codes.py: {unknown}"
+    assert not unknown, f"problem codes seen in the run but missing from service/api/problem_codes.py: {unknown}"

@@ -8,7 +8,7 @@ move"). This WSGI layer answers such a request itself when it is an ordinary one
 of the declared length holding exactly ``state_token`` and ``action``, a bearer token, an
 acceptable ``Idempotency-Key`` if any. It does what the Flask
 route and its hooks do for that request, in the same order and with the same objects: the
-rate limit (:class:`service.limits.RateLimiter`), the request id, :meth:`Referee.act`, the
+rate limit (:class:`service.api.limits.RateLimiter`), the request id, :meth:`Referee.act`, the
 move counter, the request's metrics and access-log line (:class:`RequestRecorder`), and the
 same headers on the same body.
 
@@ -35,13 +35,12 @@ from typing import Any
 import orjson
 from werkzeug.wsgi import get_content_length
 
-from service import limits, metrics
-from service.api import errors
+from service.api import errors, limits, metrics
 from service.api.auth import IDEMPOTENCY_KEY
 from service.api.bodies import load_json_body
 from service.api.matches import SEAT_CACHE_CONTROL
-from service.observability import RequestRecorder
-from service.problems import BadRequest, Problem
+from service.api.observability import RequestRecorder
+from service.api.problems import BadRequest, Problem
 from service.referee import Referee
 from service.tokens import parse_bearer
 
@@ -90,7 +89,11 @@ class ActionLane:
                 return self.inner(environ, start_response)
             match_id, (bearer, state_token, action, idempotency_key) = matched.group(1), request
             return self._serve(
-                environ, start_response, _ACTIONS_ENDPOINT, match_id, started,
+                environ,
+                start_response,
+                _ACTIONS_ENDPOINT,
+                match_id,
+                started,
                 lambda: self._move(match_id, bearer, state_token, action, idempotency_key),
             )
         if method == "GET" and (matched := _LEGAL.match(path)) is not None:
@@ -100,14 +103,23 @@ class ActionLane:
                 return self.inner(environ, start_response)
             match_id = matched.group(1)
             return self._serve(
-                environ, start_response, _LEGAL_ENDPOINT, match_id, started,
+                environ,
+                start_response,
+                _LEGAL_ENDPOINT,
+                match_id,
+                started,
                 lambda: ("200 OK", orjson.dumps(self._referee.legal_actions(match_id, bearer)), _JSON),
             )
         return self.inner(environ, start_response)
 
     def _serve(
-        self, environ: dict[str, Any], start_response: Callable[..., Any], endpoint: str, match_id: str,
-        started: float, work: Callable[[], Answer],
+        self,
+        environ: dict[str, Any],
+        start_response: Callable[..., Any],
+        endpoint: str,
+        match_id: str,
+        started: float,
+        work: Callable[[], Answer],
     ) -> Iterable[bytes]:
         """Answer a request this lane serves as the Flask route and its hooks would: counted
         against the rate limit (a refusal is Flask's to answer), given its request id,
@@ -138,7 +150,13 @@ class ActionLane:
             ("X-Request-ID", request_id),
         ]
         self._recorder.finish(
-            request_id, method, endpoint, path, int(status[:3]), time.perf_counter() - started, match_id,
+            request_id,
+            method,
+            endpoint,
+            path,
+            int(status[:3]),
+            time.perf_counter() - started,
+            match_id,
             environ.get("REMOTE_ADDR"),
         )
         start_response(status, headers)

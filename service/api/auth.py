@@ -6,7 +6,7 @@ import re
 
 from flask import request
 
-from service.problems import BadRequest, Unauthorized
+from service.api.problems import BadRequest, Unauthorized
 from service.tokens import parse_bearer
 
 IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")

@@ -19,7 +19,7 @@ import orjson
 from webargs import core
 from webargs.flaskparser import FlaskParser, is_json_request
 
-from service.problems import BadRequest
+from service.api.problems import BadRequest
 
 MAX_DEPTH = 32
 """The deepest nesting of objects and arrays a request body may have."""

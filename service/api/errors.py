@@ -18,8 +18,8 @@ from flask_smorest.spec import prepare_response
 from werkzeug.exceptions import HTTPException
 
 from schemas import ProblemSchema
+from service.api.problems import PROBLEM_TYPE_BASE, Problem
 from service.api.spec import header_ref
-from service.problems import PROBLEM_TYPE_BASE, Problem
 
 PROBLEM_JSON = "application/problem+json"
 log = logging.getLogger("referee")
@@ -77,7 +77,8 @@ class ProblemApi(Api):
             prepare_response(response, self.spec, PROBLEM_JSON)
             self.spec.components.response(status.name, response, lazy=True)
         response = {
-            "description": "Default error response", "schema": self.ERROR_SCHEMA,
+            "description": "Default error response",
+            "schema": self.ERROR_SCHEMA,
             "example": _example_problem(http.HTTPStatus.INTERNAL_SERVER_ERROR),
         }
         prepare_response(response, self.spec, PROBLEM_JSON)
@@ -96,8 +97,12 @@ class ProblemApi(Api):
             body = _problem(400, "invalid_json", "The request body is not valid JSON.")
         elif status == 429:
             headers["Retry-After"] = str(getattr(error, "retry_after", 1))
-            body = _problem(429, "rate_limited", f"Too many requests: the limit is {error.description} "
-                            "per seat token (or per address without one); retry after Retry-After seconds.")
+            body = _problem(
+                429,
+                "rate_limited",
+                f"Too many requests: the limit is {error.description} "
+                "per seat token (or per address without one); retry after Retry-After seconds.",
+            )
         elif status >= 500:
             _log_server_error(error)
             body = _problem(status, "internal_error", _INTERNAL_ERROR)

@@ -6,10 +6,9 @@ from typing import Any
 
 from flask_smorest import Blueprint
 
-from schemas import examples
-from schemas import GameListSchema, GameSchema
-from service.engine.registry import games
-from service.problems import NotFound
+from schemas import GameListSchema, GameSchema, examples
+from service.api.problems import NotFound
+from service.games import games
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="The games this referee knows.")
 

@@ -26,16 +26,18 @@ from schemas import (
     MatchListSchema,
     MatchSchema,
     ValidationResultSchema,
+    examples,
 )
-from service import metrics
-from schemas import examples
+from service.api import metrics
 from service.api.auth import bearer_token, idempotency_key
 from service.api.bodies import Blueprint
-from service.problems import Unauthorized
+from service.api.problems import Unauthorized
 from service.referee import Referee
 
 blp = Blueprint(
-    "matches", __name__, url_prefix="/v1/matches",
+    "matches",
+    __name__,
+    url_prefix="/v1/matches",
     description="Create matches, act in them with a state token, read their state and history.",
 )
 
@@ -47,7 +49,11 @@ _CACHING = {"Cache-Control": "Cache-Control", "Vary": "Vary"}
 
 
 _SEAT_ONLY = {
-    "matches.legal_actions", "matches.submit_action", "matches.validate_action", "matches.resign", "matches.abort",
+    "matches.legal_actions",
+    "matches.submit_action",
+    "matches.validate_action",
+    "matches.resign",
+    "matches.abort",
 }
 
 
@@ -56,9 +62,7 @@ def seat_required_first() -> None:
     """A seat-only route answers 401 without a bearer token before it reads the body: a
     missing credential is the first thing to fix, whatever else is wrong."""
     if request.endpoint in _SEAT_ONLY and bearer_token() is None:
-        raise Unauthorized(
-            "authentication_required", "This needs a seat: send 'Authorization: Bearer <seat token>'."
-        )
+        raise Unauthorized("authentication_required", "This needs a seat: send 'Authorization: Bearer <seat token>'.")
 
 
 SEAT_CACHE_CONTROL = "private, no-store"
@@ -113,7 +117,9 @@ def create_match(body: dict[str, Any]) -> dict[str, Any]:
 @blp.arguments(ListMatchesQuerySchema(), location="query")
 @blp.response(200, MatchListSchema, headers=_CACHING, example=examples.MATCH_LIST)
 @blp.alt_response(
-    400, response="BAD_REQUEST", description="`invalid_body`: a bad `status`, `limit` or `cursor`.",
+    400,
+    response="BAD_REQUEST",
+    description="`invalid_body`: a bad `status`, `limit` or `cursor`.",
 )
 @blp.alt_response(404, response="NOT_FOUND", description="`unknown_game`: no game with the id in `game`.")
 @blp.doc(operationId="listMatches", security=[{}])
@@ -127,7 +133,8 @@ def list_matches(query: dict[str, Any]) -> Response:
 @blp.route("/<match_id>")
 @blp.response(200, MatchSchema, headers={"ETag": "ETag", **_CACHING}, example=examples.MATCH)
 @blp.alt_response(
-    304, description="Not modified: `If-None-Match` named this viewer's current `ETag`.",
+    304,
+    description="Not modified: `If-None-Match` named this viewer's current `ETag`.",
     headers={"ETag": "ETag", **_CACHING},
 )
 @blp.alt_response(401, response="UNAUTHORIZED")
@@ -155,7 +162,9 @@ def legal_actions(match_id: str) -> Response:
 @blp.route("/<match_id>/actions", methods=["POST"])
 @blp.arguments(ActionRequestSchema(), example=examples.ACTION_REQUEST)
 @blp.response(
-    200, ActionResultSchema, headers={"Idempotent-Replayed": "Idempotent-Replayed", **_CACHING},
+    200,
+    ActionResultSchema,
+    headers={"Idempotent-Replayed": "Idempotent-Replayed", **_CACHING},
     example=examples.ACTION_RESULT,
 )
 @blp.alt_response(400, response="BAD_REQUEST")
@@ -205,7 +214,8 @@ def resign(match_id: str) -> Response:
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.alt_response(
-    409, response="CONFLICT",
+    409,
+    response="CONFLICT",
     description="`match_started`: someone has moved (resign instead); `match_over`: the match has ended.",
 )
 @blp.alt_response(503, response="SERVICE_UNAVAILABLE")

@@ -10,9 +10,9 @@ from flask import Response, current_app
 from flask_smorest import Blueprint
 
 from schemas import HealthSchema, examples
-from service import metrics
+from service.api import metrics
 from service.engine import Rng
-from service.engine.registry import games
+from service.games import games
 from service.store import StoreUnavailable
 
 log = logging.getLogger("referee")
@@ -31,7 +31,9 @@ def healthz() -> dict[str, Any]:
 @blp.route("/readyz")
 @blp.response(200, HealthSchema, example=examples.HEALTH)
 @blp.alt_response(
-    503, schema=HealthSchema, headers={"Retry-After": "Retry-After"},
+    503,
+    schema=HealthSchema,
+    headers={"Retry-After": "Retry-After"},
     description="The store or the game data is unavailable.",
     example={"status": "unavailable", "store": "redis", "games": "ok"},
 )
@@ -68,8 +70,10 @@ def games_load(extensions: dict[str, Any]) -> bool:
 
 @blp.route("/metrics")
 @blp.response(
-    200, description="Prometheus exposition format.", content_type="text/plain",
-    example="# HELP referee_moves_total Actions accepted.\nreferee_moves_total{game=\"the-game\"} 17.0\n",
+    200,
+    description="Prometheus exposition format.",
+    content_type="text/plain",
+    example='# HELP referee_moves_total Actions accepted.\nreferee_moves_total{game="the-game"} 17.0\n',
 )
 @blp.doc(operationId="getMetrics")
 def prometheus_metrics() -> Response:

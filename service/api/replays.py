@@ -11,7 +11,7 @@ from flask_smorest import Blueprint
 
 from schemas import KeySetSchema, ReplaySchema, examples
 from service.api.matches import json_response, referee
-from service.replay import ReplaySigner, build_document
+from service.replay.document import ReplaySigner, build_document
 
 blp = Blueprint(
     "replays",
@@ -31,7 +31,8 @@ def signer() -> ReplaySigner:
 @blp.response(200, ReplaySchema, example=examples.REPLAY)
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.alt_response(
-    409, response="CONFLICT",
+    409,
+    response="CONFLICT",
     description="`match_not_finished`: the match is still running; `match_aborted`: it was aborted (no replay).",
 )
 @blp.alt_response(503, response="SERVICE_UNAVAILABLE")

@@ -110,7 +110,7 @@ PARAMETERS: dict[str, dict[str, Any]] = {
 log = logging.getLogger("referee")
 
 UNLIMITED_TAGS = frozenset({"ops"})
-"""Operations of these tags are exempt from the rate limit (service.limits)."""
+"""Operations of these tags are exempt from the rate limit (service.api.limits)."""
 
 STORE_PATHS = ("/v1/matches",)
 """Operations under these paths read the match store, which may be unreachable (503)."""

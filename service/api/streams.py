@@ -10,8 +10,8 @@ client leaves. Each event is written as::
     data: <StreamEventSchema as JSON>
 
 with a comment line ``: keep-alive`` after ``REFEREE_STREAM_HEARTBEAT`` seconds of silence,
-so proxies keep the connection and a vanished client is noticed. :mod:`service.live` decides
-what each event holds; :mod:`service.streams` wakes it.
+so proxies keep the connection and a vanished client is noticed. :mod:`service.live.followers` decides
+what each event holds; :mod:`service.live.feeds` wakes it.
 """
 
 from __future__ import annotations
@@ -26,13 +26,15 @@ from schemas import examples
 from schemas.streams import StreamEventSchema
 from service.api.auth import bearer_token
 from service.api.bodies import Blueprint
-from service.live import Follower, LiveMatches
-from service.problems import BadRequest, Unavailable
-from service.streams import Feed
+from service.api.problems import BadRequest, Unavailable
+from service.live.feeds import Feed
+from service.live.followers import Follower, LiveMatches
 from service.tokens import parse_number
 
 blp = Blueprint(
-    "streams", __name__, url_prefix="/v1/matches",
+    "streams",
+    __name__,
+    url_prefix="/v1/matches",
     description="Follow a match live: every version, as server-sent events.",
 )
 
@@ -103,7 +105,9 @@ def last_event_id() -> int | None:
 
 @blp.route("/<match_id>/stream")
 @blp.response(
-    200, StreamEventSchema, content_type="text/event-stream",
+    200,
+    StreamEventSchema,
+    content_type="text/event-stream",
     description="Server-sent events, one per version from the current one on (or from `Last-Event-ID`): "
     "`id: <version>`, `event: version`, `data:` this schema as JSON; a `: keep-alive` comment after "
     "each heartbeat interval (15 s) without news. The stream ends after the match's final version.",
@@ -111,26 +115,32 @@ def last_event_id() -> int | None:
     example=examples.STREAM_EVENT,
 )
 @blp.alt_response(
-    204, description="The match has ended and `Last-Event-ID` is its last version: nothing more will come "
+    204,
+    description="The match has ended and `Last-Event-ID` is its last version: nothing more will come "
     "(EventSource stops reconnecting).",
 )
 @blp.alt_response(400, response="BAD_REQUEST", description="`invalid_last_event_id`: not a version of this match.")
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.alt_response(
-    503, response="SERVICE_UNAVAILABLE",
+    503,
+    response="SERVICE_UNAVAILABLE",
     description="`too_many_streams`: this server holds as many streams as it may; retry after `Retry-After`. "
     "`store_unavailable`: the store cannot be read now.",
 )
 @blp.doc(
-    operationId="streamMatch", security=[{}, {"seatToken": []}], parameters=["Last-Event-ID", "last_event_id"],
+    operationId="streamMatch",
+    security=[{}, {"seatToken": []}],
+    parameters=["Last-Event-ID", "last_event_id"],
 )
 def stream(match_id: str) -> Any:
     """Follow a match live as the caller's seat (or a spectator) sees it: one event per version."""
     bearer, after = bearer_token(), last_event_id()
     slots: StreamSlots = current_app.extensions["stream_slots"]
     if not slots.take():
-        raise Unavailable("too_many_streams", "This server holds as many streams as it may; retry shortly.", retry_after=5)
+        raise Unavailable(
+            "too_many_streams", "This server holds as many streams as it may; retry shortly.", retry_after=5
+        )
     try:
         live: LiveMatches = current_app.extensions["live_matches"]
         feed: Feed = current_app.extensions["feed"]

@@ -6,7 +6,7 @@
 - :mod:`~service.arena.runner`: plays the matches.
 - :mod:`~service.arena.ratings`: Glicko-2.
 - :mod:`~service.arena.report`: the table and the JSON lines.
-- :mod:`~service.arena.inprocess`: a referee served in this process when no ``--url`` is given.
+- :mod:`~service.server.inprocess`: a referee served in this process when no ``--url`` is given.
 - :mod:`~service.arena.command`: the command line.
 
 Like any other client, the arena knows the referee only through its HTTP API (and runs the

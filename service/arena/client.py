@@ -86,7 +86,9 @@ class RefereeClient:
     def act(self, match_id: str, token: str, state_token: str, action: Body) -> Body:
         """Submit ``action``; the answer holds the new state and the seat's next legal actions."""
         return self._request(
-            "POST", f"/v1/matches/{match_id}/actions", token,
+            "POST",
+            f"/v1/matches/{match_id}/actions",
+            token,
             json={"state_token": state_token, "action": action},
             headers={"Idempotency-Key": uuid.uuid4().hex},
         )

@@ -8,8 +8,8 @@ interrupted (Ctrl-C: the matches under way stop at their next decision, their bo
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,17 +26,26 @@ DEFAULT_MOVE_TIMEOUT_S = 10.0
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", required=True, help="game id, e.g. the-game (GET /v1/games lists them)")
     parser.add_argument(
-        "--bots", required=True,
+        "--bots",
+        required=True,
         help="comma-separated: 'random', 'heuristic' or a command speaking docs/arena.md's protocol (./my_bot.sh)",
     )
-    parser.add_argument("--matches", type=int, default=DEFAULT_MATCHES, help=f"matches to play (default {DEFAULT_MATCHES})")
+    parser.add_argument(
+        "--matches", type=int, default=DEFAULT_MATCHES, help=f"matches to play (default {DEFAULT_MATCHES})"
+    )
     parser.add_argument("--players", type=int, help="seats per match (default: one per bot, within the game's range)")
     parser.add_argument("--options", default="{}", help="the game's options as a JSON object")
     parser.add_argument("--url", help="a running referee (default: one served in this process, in memory)")
     parser.add_argument("--clock", help="'per_decision_s=5' or 'initial_s=60,increment_s=1' (default: untimed)")
-    parser.add_argument("--on-timeout", choices=("forfeit", "auto"), default="forfeit", help="policy of a timed-out seat")
-    parser.add_argument("--move-timeout", type=float, default=DEFAULT_MOVE_TIMEOUT_S,
-                        help=f"seconds an external bot may think in an untimed match (default {DEFAULT_MOVE_TIMEOUT_S:g})")
+    parser.add_argument(
+        "--on-timeout", choices=("forfeit", "auto"), default="forfeit", help="policy of a timed-out seat"
+    )
+    parser.add_argument(
+        "--move-timeout",
+        type=float,
+        default=DEFAULT_MOVE_TIMEOUT_S,
+        help=f"seconds an external bot may think in an untimed match (default {DEFAULT_MOVE_TIMEOUT_S:g})",
+    )
     parser.add_argument("--out", type=Path, help="write one JSON line per match here")
     parser.add_argument("--seed", help="make the tournament reproducible: match seeds and built-in bots' choices")
     parser.add_argument("--concurrency", type=int, default=1, help="matches played at once (default 1)")
@@ -44,13 +53,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 @contextmanager
-def _referee(url: str | None) -> Iterator[str]:
-    from service.arena import inprocess
-
+def _referee(url: str | None, serve_locally: Callable[[], AbstractContextManager[str]]) -> Iterator[str]:
     if url:
         yield url
     else:
-        with inprocess.serving() as served:
+        with serve_locally() as served:
             yield served
 
 
@@ -63,7 +70,9 @@ def _plan(args: argparse.Namespace, game: dict[str, Any]) -> Plan:
     bots = parse_bots(args.bots)
     players = args.players or min(max(len(bots), game["min_players"]), game["max_players"])
     if not game["min_players"] <= players <= game["max_players"]:
-        raise ArenaError(f"{game['id']} is played by {game['min_players']}–{game['max_players']} players, not {players}")
+        raise ArenaError(
+            f"{game['id']} is played by {game['min_players']}–{game['max_players']} players, not {players}"
+        )
     if args.matches < 1 or args.concurrency < 1 or args.move_timeout <= 0:
         raise ArenaError("--matches, --concurrency and --move-timeout must be positive")
     try:
@@ -73,8 +82,14 @@ def _plan(args: argparse.Namespace, game: dict[str, Any]) -> Plan:
     if not isinstance(options, dict):
         raise ArenaError("--options must be a JSON object")
     return Plan(
-        game=game["id"], players=players, bots=bots, matches=args.matches, options=options,
-        clock=parse_clock(args.clock, args.on_timeout), seed=args.seed, move_timeout_s=args.move_timeout,
+        game=game["id"],
+        players=players,
+        bots=bots,
+        matches=args.matches,
+        options=options,
+        clock=parse_clock(args.clock, args.on_timeout),
+        seed=args.seed,
+        move_timeout_s=args.move_timeout,
         concurrency=args.concurrency,
     )
 
@@ -89,12 +104,18 @@ def _progress(console: Console, disabled: bool) -> Progress:
     )
 
     return Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=console, disable=disabled,
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        disable=disabled,
     )
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, serve_locally: Callable[[], AbstractContextManager[str]]) -> int:
+    """Play the tournament ``args`` describe against ``--url``, or against a referee that
+    ``serve_locally`` starts in this process (it yields its base URL)."""
     from rich.console import Console
 
     from service.arena import report
@@ -106,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     err = Console(stderr=True)
     out = Console()
     try:
-        with _referee(args.url) as url:
+        with _referee(args.url, serve_locally) as url:
             client = RefereeClient(url, connections=max(4, 2 * args.concurrency))
             try:
                 game = client.game(args.game)
@@ -127,10 +148,17 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         report.write_jsonl(records, args.out)
     summaries = report.summarize(
-        records, [bot.name for bot in plan.bots], bool(game.get("cooperative")), len(cycle(len(plan.bots), plan.players))
+        records,
+        [bot.name for bot in plan.bots],
+        bool(game.get("cooperative")),
+        len(cycle(len(plan.bots), plan.players)),
     )
-    report.print_table(out, summaries, f"{plan.game}: {len(report.rated(records))} matches of {plan.players} seats",
-                       bool(game.get("cooperative")))
+    report.print_table(
+        out,
+        summaries,
+        f"{plan.game}: {len(report.rated(records))} matches of {plan.players} seats",
+        bool(game.get("cooperative")),
+    )
     return _report_problems(err, records)
 
 

@@ -53,9 +53,16 @@ class Observation:
 
     def request(self) -> dict[str, Any]:
         return {
-            "match_id": self.match_id, "game": self.game, "players": self.players, "seat": self.seat,
-            "version": self.version, "view": self.view, "legal_actions": self.legal_actions,
-            "to_act": self.to_act, "clock": self.clock, "deadline_ms": self.deadline_ms,
+            "match_id": self.match_id,
+            "game": self.game,
+            "players": self.players,
+            "seat": self.seat,
+            "version": self.version,
+            "view": self.view,
+            "legal_actions": self.legal_actions,
+            "to_act": self.to_act,
+            "clock": self.clock,
+            "deadline_ms": self.deadline_ms,
         }
 
 
@@ -112,7 +119,10 @@ class ExternalPlayer:
     def _start(self) -> subprocess.Popen[bytes]:
         """Start the program; :class:`OSError` when it cannot be."""
         process = subprocess.Popen(
-            self._command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            self._command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             start_new_session=True,
         )
         threading.Thread(target=self._read_stdout, args=(process,), daemon=True).start()

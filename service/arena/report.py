@@ -71,7 +71,8 @@ def summarize(records: Sequence[MatchRecord], bots: Sequence[str], cooperative: 
         table = {name: ratings.Rating() for name in bots}
         for start in range(0, len(counted), max(1, period)):
             games = [
-                game for record in counted[start:start + period]
+                game
+                for record in counted[start : start + period]
                 for game in ratings.pairwise_games(record.seats, record.outcome["ranks"])  # type: ignore[index]
             ]
             table = ratings.rate_period(table, games)
@@ -102,8 +103,12 @@ def table(summaries: Sequence[BotSummary], title: str, cooperative: bool) -> Tab
     for summary in sorted(summaries, key=order):
         win_rate = 100 * summary.wins / summary.matches if summary.matches else None
         row = [
-            summary.name, str(summary.matches), str(summary.wins), _number(win_rate, 1),
-            _number(summary.mean_score), _number(summary.mean_rank),
+            summary.name,
+            str(summary.matches),
+            str(summary.wins),
+            _number(win_rate, 1),
+            _number(summary.mean_score),
+            _number(summary.mean_rank),
         ]
         if summary.rating is not None:
             low, high = summary.rating.interval()
@@ -121,4 +126,3 @@ def write_jsonl(records: Iterable[MatchRecord], path: Path) -> None:
     with path.open("wb") as out:
         for record in sorted(records, key=lambda r: r.index):
             out.write(orjson.dumps(record.to_json()) + b"\n")
-

@@ -142,10 +142,18 @@ class MatchRecord:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "index": self.index, "match_id": self.match_id, "game": self.game, "players": self.players,
+            "index": self.index,
+            "match_id": self.match_id,
+            "game": self.game,
+            "players": self.players,
             "seats": [{"seat": seat, "bot": bot} for seat, bot in enumerate(self.seats)],
-            "status": self.status, "moves": self.version, "outcome": self.outcome, "faults": self.faults,
-            "replay_url": self.replay_url, "seconds": round(self.seconds, 3), "error": self.error,
+            "status": self.status,
+            "moves": self.version,
+            "outcome": self.outcome,
+            "faults": self.faults,
+            "replay_url": self.replay_url,
+            "seconds": round(self.seconds, 3),
+            "error": self.error,
         }
 
 
@@ -156,7 +164,9 @@ def summarize_outcome(outcome: Body | None) -> dict[str, Any] | None:
     detail = outcome.get("detail") or {}
     reason = detail.get("end_reason") or detail.get("reason") or "rules"
     return {
-        "scores": outcome["scores"], "ranks": outcome["ranks"], "winners": outcome["winners"],
+        "scores": outcome["scores"],
+        "ranks": outcome["ranks"],
+        "winners": outcome["winners"],
         "end_reason": reason,
     }
 
@@ -187,7 +197,11 @@ class MatchPlay:
     """Plays one match of a tournament to its end."""
 
     def __init__(
-        self, client: RefereeClient, plan: Plan, index: int, lineup: tuple[int, ...],
+        self,
+        client: RefereeClient,
+        plan: Plan,
+        index: int,
+        lineup: tuple[int, ...],
         stop: threading.Event | None = None,
     ) -> None:
         self.client = client
@@ -272,9 +286,17 @@ class MatchPlay:
     ) -> Observation:
         deadline_s = state.seat_deadline_s(seat, self.plan.move_timeout_s)
         return Observation(
-            match_id=self.match_id, game=self.plan.game, players=self.plan.players, seat=seat,
-            version=version, state_token=state_token, view=view, legal_actions=legal, to_act=state.to_act,
-            clock=state.clock, deadline_ms=int(deadline_s * 1000),
+            match_id=self.match_id,
+            game=self.plan.game,
+            players=self.plan.players,
+            seat=seat,
+            version=version,
+            state_token=state_token,
+            view=view,
+            legal_actions=legal,
+            to_act=state.to_act,
+            clock=state.clock,
+            deadline_ms=int(deadline_s * 1000),
         )
 
     def _collect(self, players: list[Player], observations: dict[int, Observation], state: _Snapshot) -> _Snapshot:
@@ -295,9 +317,7 @@ class MatchPlay:
                     state = self._submit(players[seat], seat, observations[seat], action, state)
         return state
 
-    def _submit(
-        self, player: Player, seat: int, observation: Observation, action: Body, state: _Snapshot
-    ) -> _Snapshot:
+    def _submit(self, player: Player, seat: int, observation: Observation, action: Body, state: _Snapshot) -> _Snapshot:
         """Submit one decision. A decision that another seat's move made stale (no longer owed,
         or no longer legal) is not the bot's fault: the seat is asked again on the new version."""
         if state.status != "active" or seat not in state.to_act:
@@ -322,10 +342,16 @@ class MatchPlay:
         player.close()
         self.silent.add(seat)
         clocked = state.clock is not None
-        self.record.faults.append({
-            "seat": seat, "bot": self.entries[seat].name, "version": state.version, "reason": fault.reason,
-            "detail": fault.detail, "policy": "clock" if clocked else "resigned",
-        })
+        self.record.faults.append(
+            {
+                "seat": seat,
+                "bot": self.entries[seat].name,
+                "version": state.version,
+                "reason": fault.reason,
+                "detail": fault.detail,
+                "policy": "clock" if clocked else "resigned",
+            }
+        )
         if clocked or state.status != "active":
             return state
         try:
@@ -361,8 +387,10 @@ def run_tournament(
     (their bots are stopped with them), then ``KeyboardInterrupt`` goes on.
     """
     stop = threading.Event()
-    plays = [MatchPlay(client, plan, index, lineup, stop) for index, lineup in
-             enumerate(lineups(len(plan.bots), plan.players, plan.matches))]
+    plays = [
+        MatchPlay(client, plan, index, lineup, stop)
+        for index, lineup in enumerate(lineups(len(plan.bots), plan.players, plan.matches))
+    ]
 
     def play(match: MatchPlay) -> MatchRecord:
         record = match.run()

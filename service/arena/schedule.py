@@ -28,11 +28,7 @@ def cycle(bots: int, players: int) -> list[LineUp]:
         raise ValueError("a tournament needs at least one bot and one seat")
     if bots < players:
         return [tuple((k + seat) % bots for seat in range(players)) for k in range(bots)]
-    return [
-        group[shift:] + group[:shift]
-        for group in combinations(range(bots), players)
-        for shift in range(players)
-    ]
+    return [group[shift:] + group[:shift] for group in combinations(range(bots), players) for shift in range(players)]
 
 
 def lineups(bots: int, players: int, matches: int) -> list[LineUp]:

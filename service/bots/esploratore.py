@@ -54,8 +54,14 @@ class Table:
             lines.append(R.mask(top["lines"]) if top else 0)
             meet.append(R.mask(top["meeting"]) if top else 0)
         vehicles = [
-            {"id": v["id"], "owner": v["owner"], "kind": v["kind"], "mult": v["multiplier"],
-             "pos": R.POS_INDEX[v["position"]], "line": v["line"]}
+            {
+                "id": v["id"],
+                "owner": v["owner"],
+                "kind": v["kind"],
+                "mult": v["multiplier"],
+                "pos": R.POS_INDEX[v["position"]],
+                "line": v["line"],
+            }
             for v in view["vehicles"]
         ]
         return cls(lines, meet, vehicles, view["seat"])
@@ -108,8 +114,9 @@ class EsploratoreBot:
         weights = self.weights(view)
         self._worth = [sum(w * y for w, y in zip(weights, row)) for row in R.YIELD]
         if view["options"].get("upkeep"):  # one unit per crew member of each type not yielded
-            self._worth = [self._worth[p] - sum(weights[i] for i in range(4) if not R.YIELD[p][i])
-                           for p in range(R.NPOS)]
+            self._worth = [
+                self._worth[p] - sum(weights[i] for i in range(4) if not R.YIELD[p][i]) for p in range(R.NPOS)
+            ]
         kinds = {a["type"] for a in legal}
         table = Table.of(view)
         if "play" in kinds or "exchange" in kinds:
@@ -182,8 +189,9 @@ class EsploratoreBot:
                 others += v["mult"] * self.slot_value(table, stretches, v["pos"], v["line"])
                 continue
             count += 1
-            best = max((self.slot_value(table, stretches, p, ln) for p, ln in self.reachable(table, v, held)),
-                       default=0.0)
+            best = max(
+                (self.slot_value(table, stretches, p, ln) for p, ln in self.reachable(table, v, held)), default=0.0
+            )
             own += v["mult"] * best
         if count < R.MAX_VEHICLES:
             own += self.best_build(table, stretches)[0]
@@ -231,9 +239,7 @@ class EsploratoreBot:
 
     # -- phase 1 --------------------------------------------------------------------------
 
-    def play_gain(
-        self, view: View, table: Table, base: tuple[float, float], card: str, pos: int, flip: bool
-    ) -> float:
+    def play_gain(self, view: View, table: Table, base: tuple[float, float], card: str, pos: int, flip: bool) -> float:
         """What laying ``card`` (upside down when ``flip``) on ``pos`` adds to ``base``."""
         lines, meet = R.CARDS[card].masks(flip)
         own, others = self.potential(table.with_card(pos, lines, meet), view)
@@ -273,8 +279,9 @@ class EsploratoreBot:
             faces = [c for c in R.CARDS_BY_POSITION[pos] if c not in seen and c in R.DECK[beginners]]
             if not faces:
                 continue
-            placeable = bool(table.lines[pos] or (pos > 0 and table.lines[pos - 1])
-                             or (pos + 1 < R.NPOS and table.lines[pos + 1]))
+            placeable = bool(
+                table.lines[pos] or (pos > 0 and table.lines[pos - 1]) or (pos + 1 < R.NPOS and table.lines[pos + 1])
+            )
             total = 0.0
             for cid in faces:
                 total += max(0.0, max(self.play_gain(view, table, base, cid, pos, f) for f in flips))
@@ -299,16 +306,21 @@ class EsploratoreBot:
 
     # -- phase 3 (and the phase-1 shift) -------------------------------------------------
 
-    def slot_score(self, table: Table, stretches: list[tuple[int, int] | None], v: dict[str, Any],
-                   pos: int, line: int) -> float:
+    def slot_score(
+        self, table: Table, stretches: list[tuple[int, int] | None], v: dict[str, Any], pos: int, line: int
+    ) -> float:
         value = v["mult"] * self.slot_value(table, stretches, pos, line)
         if v["kind"] == "factory":
             if value == 0.0 and not self.linked(stretches, pos, line):
                 value += 0.5 * self._worth[pos]  # its store fills while cut off
             return value
         if table.meet[pos] >> line & 1 and any(
-            o["id"] != v["id"] and o["owner"] == table.seat and o["kind"] != "factory"
-            and o["pos"] == pos and o["line"] == line and not (o["kind"] == v["kind"] == "station")
+            o["id"] != v["id"]
+            and o["owner"] == table.seat
+            and o["kind"] != "factory"
+            and o["pos"] == pos
+            and o["line"] == line
+            and not (o["kind"] == v["kind"] == "station")
             for o in table.vehicles
         ):
             value += self.gather * max(1.0, self._worth[pos] / 4)

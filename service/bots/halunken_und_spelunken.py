@@ -126,8 +126,15 @@ class HalunkenBot:
         )
 
     def _expected_worth(
-        self, view: View, me: int, steps: int, rivals: dict[int, dict[int, float]], unseen: float, *,
-        rum: bool = False, revealed: bool = False,
+        self,
+        view: View,
+        me: int,
+        steps: int,
+        rivals: dict[int, dict[int, float]],
+        unseen: float,
+        *,
+        rum: bool = False,
+        revealed: bool = False,
     ) -> float:
         """What moving ``steps`` is worth to ``me``, given what each rival might play
         (``rivals[seat][value]``: the chance it moves that many spaces) and what a face-down

@@ -119,13 +119,9 @@ class Board:
         self.info: dict[str, Any] = view["players_info"][self.me]
         self.cracks = set(view["cracks"])
         self.geysers = {g["index"]: g for g in view["geysers"]}
-        self.crater_hexes = {
-            g["hex"] for g in view["geysers"] if g["moai"] is None and self.crackable(g)
-        }
+        self.crater_hexes = {g["hex"] for g in view["geysers"] if g["moai"] is None and self.crackable(g)}
         self.lava_hexes = {k for k, h in self.hexes.items() if h["lava"]}
-        self.workable = {
-            k for k in self.crater_hexes if k in self.lava_hexes or self.me in self.hexes[k]["lying_moai"]
-        }
+        self.workable = {k for k in self.crater_hexes if k in self.lava_hexes or self.me in self.hexes[k]["lying_moai"]}
         self._dist: dict[tuple[frozenset[str], bool], dict[str, int]] = {}
         stray = {k for k, h in self.hexes.items() if self.me in h["lying_moai"]} - self.crater_hexes
         if self.crater_hexes:
@@ -150,9 +146,7 @@ class Board:
         villages = sum(h["villages"].count(self.me) for h in self.hexes.values() if h["tile"] == tile)
         if villages == 0:
             return 1
-        erected = sum(
-            1 for g in self.geysers.values() if g["moai"] == self.me and self.hexes[g["hex"]]["tile"] == tile
-        )
+        erected = sum(1 for g in self.geysers.values() if g["moai"] == self.me and self.hexes[g["hex"]]["tile"] == tile)
         return (erected + 1) * villages
 
     def nearer(self, src: str, dst: str, goals: set[str], moai: bool = False) -> bool:

@@ -174,7 +174,9 @@ class TheGameBot:
             h = homes[n]
             lose[n] = risk[h - 1] - risk[h] if h > 0 else 0.0
             regain[n] = risk[h + 1] - risk[h] if GONE < h < top_risk else 0.0
-        return Table(ups, tops, homes, lose, regain, list(accumulate(lose, initial=0.0)), list(accumulate(regain, initial=0.0)))
+        return Table(
+            ups, tops, homes, lose, regain, list(accumulate(lose, initial=0.0)), list(accumulate(regain, initial=0.0))
+        )
 
     def plays(self, table: Table, hand: list[int]) -> list[tuple[float, int, int]]:
         """Every legal play from ``hand`` with its cost: ``(cost, card, pile)``."""

@@ -50,8 +50,9 @@ def _valid_end(board: Board, cid: str, start_depth: int, occupied: frozenset[str
     return board.depth(cid) > start_depth and board.kind(cid) not in BLOCKING and cid not in occupied
 
 
-def end_paths(board: Board, start: str, budget: int, ropes: int, compasses: int, pickaxe: bool,
-              occupied: frozenset[str]) -> list[Path]:
+def end_paths(
+    board: Board, start: str, budget: int, ropes: int, compasses: int, pickaxe: bool, occupied: frozenset[str]
+) -> list[Path]:
     """The cheapest path to every space where a move from ``start`` may end, paying at most
     ``budget`` explorer cards (biscuits included) and the ropes and compasses given."""
     start_depth = board.depth(start)
@@ -191,7 +192,9 @@ class ViaggioBot:
         real = min(MAX_CARDS, hand["explorer"][colour])
         if real < 1:
             return None
-        occupied = frozenset(p for c, p in view["explorers"].items() if c != colour and p not in ("start", "end", "raft"))
+        occupied = frozenset(
+            p for c, p in view["explorers"].items() if c != colour and p not in ("start", "end", "raft")
+        )
         budget = real + BISCUIT * eq["biscuits"]
         best: tuple[float, list[Action]] | None = None
         for pickaxe in (False, True) if eq["pickaxe"] else (False,):
@@ -201,8 +204,9 @@ class ViaggioBot:
                     best = (value, actions)
         return best
 
-    def rate(self, view: View, board: Board, start: str, colour: str, path: Path,
-             pickaxe: bool) -> tuple[float, list[Action]]:
+    def rate(
+        self, view: View, board: Board, start: str, colour: str, path: Path, pickaxe: bool
+    ) -> tuple[float, list[Action]]:
         hand = view["hand"]
         eq = dict(hand["equipment"])
         real = min(MAX_CARDS, hand["explorer"][colour])
@@ -216,8 +220,12 @@ class ViaggioBot:
         eq["biscuits"] -= biscuits
         eq["pickaxe"] -= used_pickaxe
         value = -EXPLORER_CARD * cards
-        value -= (EQUIPMENT_CARD["rope"] * ropes + EQUIPMENT_CARD["compass"] * compasses
-                  + EQUIPMENT_CARD["biscuits"] * biscuits + EQUIPMENT_CARD["pickaxe"] * used_pickaxe)
+        value -= (
+            EQUIPMENT_CARD["rope"] * ropes
+            + EQUIPMENT_CARD["compass"] * compasses
+            + EQUIPMENT_CARD["biscuits"] * biscuits
+            + EQUIPMENT_CARD["pickaxe"] * used_pickaxe
+        )
         end = path.cells[-1]
         depth_end = board.max_depth + 1 if end == "end" else board.depth(end)
         value += DEPTH * (depth_end - board.depth(start))

@@ -17,7 +17,7 @@ that changes with every match, which deflate primes faster.
 The encoded form is one byte, the id of the dictionary, then the compressed JSON. The
 dictionaries are frozen files in ``dictionaries/``: a record written with one can only be read
 with exactly the same bytes, so a dictionary is never changed, only joined by a new one under
-a new id (``python -m service.codec.build``); :data:`CURRENT` says which one new writes use.
+a new id (``python -m tools.build_dictionaries``); :data:`CURRENT` says which one new writes use.
 Records and entries written before this encoding are plain JSON, which always starts with
 ``{``: they are still read as they are (the id ``{`` is never given to a dictionary).
 
@@ -79,8 +79,12 @@ a µs more, and level 6 no less for twice the time (bench/README.md, "Memory per
 #: Zstandard frames are written without the four-byte magic number (the id byte before them
 #: says what they are), without a checksum (Redis keeps its own) and without the dictionary's
 #: id (the id byte names it), but with the content size, which decoding checks first.
-_ZSTD_PARAMETERS = {"format": zstandard.FORMAT_ZSTD1_MAGICLESS, "write_checksum": 0, "write_dict_id": 0,
-                    "write_content_size": 1}
+_ZSTD_PARAMETERS = {
+    "format": zstandard.FORMAT_ZSTD1_MAGICLESS,
+    "write_checksum": 0,
+    "write_dict_id": 0,
+    "write_content_size": 1,
+}
 
 #: A smaller hash table than zlib's default: copying a primed compressor costs less, and on
 #: inputs of a few kilobytes it finds the same matches.
@@ -187,8 +191,12 @@ def delta(plain: bytes, base: bytes) -> bytes:
     if plain == base:
         return bytes((DELTA,))
     compressor = zlib.compressobj(
-        LEVELS["record"], zlib.DEFLATED, -_delta_window_bits(len(base) + len(plain)), _SMALL_MEM_LEVEL,
-        zlib.Z_DEFAULT_STRATEGY, base,
+        LEVELS["record"],
+        zlib.DEFLATED,
+        -_delta_window_bits(len(base) + len(plain)),
+        _SMALL_MEM_LEVEL,
+        zlib.Z_DEFAULT_STRATEGY,
+        base,
     )
     return bytes((DELTA,)) + compressor.compress(plain) + compressor.flush()
 

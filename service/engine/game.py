@@ -170,8 +170,7 @@ class Game(abc.ABC):
         if not self.min_players <= players <= self.max_players:
             raise InvalidOptions(
                 "invalid_player_count",
-                f"{self.title} is for {self.min_players}–{self.max_players} players, "
-                f"not {players}.",
+                f"{self.title} is for {self.min_players}–{self.max_players} players, not {players}.",
             )
         given = dict(given or {})
         known = {o.name: o for o in self.options}
@@ -179,8 +178,7 @@ class Game(abc.ABC):
         if unknown:
             raise InvalidOptions(
                 "unknown_option",
-                f"{self.title} has no option(s) {', '.join(unknown)}; "
-                f"it has: {', '.join(known) or 'none'}.",
+                f"{self.title} has no option(s) {', '.join(unknown)}; it has: {', '.join(known) or 'none'}.",
             )
         resolved = {
             name: opt.validate(given[name]) if name in given else opt.default_value(players)
@@ -260,8 +258,7 @@ class Game(abc.ABC):
         rule-naming reasons and fall back to this generic one."""
         return IllegalAction(
             "illegal_action",
-            f"{action.get('type')!r} with these values is not legal now; "
-            "GET legal-actions lists what is.",
+            f"{action.get('type')!r} with these values is not legal now; GET legal-actions lists what is.",
         )
 
     @functools.cached_property

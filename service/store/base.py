@@ -7,7 +7,7 @@ every load answers both. A move commits with one atomic compare-and-set on the
 version that also appends the log entry and, when asked, remembers which version an
 idempotency key produced — all or nothing, so a crash leaves the old state or the new one,
 never a mix. A refused commit answers what a load would have, in the same round trip: the
-referee may commit on a cached record without reading first (:mod:`service.match_cache`),
+referee may commit on a cached record without reading first (:mod:`service.cache.process`),
 and re-checks the move on the current record when the cache was behind.
 
 The log always has exactly ``version`` entries: a store that finds otherwise
@@ -21,7 +21,7 @@ it cannot share the match's slot) but never a wrong answer.
 
 Beside the matches each store keeps a *due index*: when the referee must next act on a match
 by itself (a clock's deadline, a house seat's turn), written with the create or commit that
-changes it. The sweeper (:mod:`service.sweeper`) reads it. It is a hint, never the truth: the
+changes it. The sweeper (:mod:`service.live.sweeper`) reads it. It is a hint, never the truth: the
 sweeper loads the match and applies what is due through the compare-and-set, and a store may
 keep an entry earlier than the match's real due time (Redis does, see its module), never
 later.

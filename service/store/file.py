@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from service.store.base import CommitResult, ListedMatch, ListFilter, Listed, ListPosition, Loaded, StoreUnavailable
+from service.store.base import CommitResult, Listed, ListedMatch, ListFilter, ListPosition, Loaded, StoreUnavailable
 
 log = logging.getLogger("referee.store")
 
@@ -106,7 +106,7 @@ class FileStore:
 
     def on_commit(self, listener: Callable[[str, int], None]) -> None:
         """Call ``listener(match_id, version)`` after each commit of this process
-        (:mod:`service.streams`; other processes' commits show in :meth:`data_version`)."""
+        (:mod:`service.live.feeds`; other processes' commits show in :meth:`data_version`)."""
         self._listeners.append(listener)
 
     # -- connection ------------------------------------------------------------------------
@@ -184,7 +184,10 @@ class FileStore:
     @staticmethod
     def _delete(connection: sqlite3.Connection, match_ids: list[str]) -> None:
         for table, column in (
-            ("moves", "match_id"), ("idempotency", "match_id"), ("listing", "match_id"), ("due", "match_id"),
+            ("moves", "match_id"),
+            ("idempotency", "match_id"),
+            ("listing", "match_id"),
+            ("due", "match_id"),
             ("matches", "id"),
         ):
             connection.executemany(f"DELETE FROM {table} WHERE {column} = ?", [(m,) for m in match_ids])
@@ -196,9 +199,7 @@ class FileStore:
         self._next_sweep = now + self._sweep_interval
         expired = [
             row[0]
-            for row in connection.execute(
-                "SELECT id FROM matches WHERE expires_at <= ? LIMIT ?", (now, _SWEEP_BATCH)
-            )
+            for row in connection.execute("SELECT id FROM matches WHERE expires_at <= ? LIMIT ?", (now, _SWEEP_BATCH))
         ]
         if expired:
             self._delete(connection, expired)
@@ -327,7 +328,9 @@ class FileStore:
                 (*values, count + 1),
             ).fetchall()
         page = [
-            ListedMatch(ListPosition(int(r[1]), r[0]), int(r[2]), bytes(r[3]), bytes(r[4]) if r[4] is not None else None)
+            ListedMatch(
+                ListPosition(int(r[1]), r[0]), int(r[2]), bytes(r[3]), bytes(r[4]) if r[4] is not None else None
+            )
             for r in rows[:count]
         ]
         return page, page[-1].position if len(rows) > count else None

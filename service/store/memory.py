@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from service.store.base import CommitResult, ListedMatch, ListFilter, Listed, ListPosition, Loaded
+from service.store.base import CommitResult, Listed, ListedMatch, ListFilter, ListPosition, Loaded
 
 
 @dataclass
@@ -39,7 +39,7 @@ class MemoryStore:
         self._listeners: list[Callable[[str, int], None]] = []
 
     def on_commit(self, listener: Callable[[str, int], None]) -> None:
-        """Call ``listener(match_id, version)`` after each commit (:mod:`service.streams`)."""
+        """Call ``listener(match_id, version)`` after each commit (:mod:`service.live.feeds`)."""
         self._listeners.append(listener)
 
     def _set_due(self, match_id: str, due_ms: int | None) -> None:
@@ -126,7 +126,8 @@ class MemoryStore:
                 (
                     ListedMatch(ListPosition(m.listed.updated_ms, match_id), m.version, m.record, m.base)
                     for match_id in list(self._matches)
-                    if (m := self._live(match_id)) is not None and m.listed is not None
+                    if (m := self._live(match_id)) is not None
+                    and m.listed is not None
                     and _passes(m.listed, which)
                     and (after is None or ListPosition(m.listed.updated_ms, match_id) < after)
                 ),
@@ -147,6 +148,7 @@ class MemoryStore:
         with self._lock:
             if self._due.get(match_id) == seen_ms:
                 self._set_due(match_id, due_ms if self._live(match_id) is not None else None)
+
 
 def _passes(listed: Listed, which: ListFilter) -> bool:
     return (

@@ -14,10 +14,10 @@ them all on one node, Redis Cluster included::
 Every key of a match expires with it: each commit refreshes the time to live of all three.
 A move costs two round trips: one pipelined read (record, log length and idempotency key) and
 the EVALSHA, which on a single Redis also writes the listing and due indexes; one when the
-referee's cache holds the match at the move's version (:mod:`service.match_cache`): the
+referee's cache holds the match at the move's version (:mod:`service.cache.process`): the
 EVALSHA alone, which answers the current record when it refuses, sent on the store's own
 connections (:mod:`service.store.direct`). On a Redis Cluster
-(:mod:`service.redis_client`) the read and the script go to the match's master, since they
+(:mod:`service.store.redis_client`) the read and the script go to the match's master, since they
 name keys of one slot only, and the index's writes follow in a cluster pipeline to their own
 shards' masters (one more round trip: redis-py's cluster pipeline carries no script).
 
@@ -75,19 +75,19 @@ from redis.commands.core import Script
 from redis.exceptions import NoScriptError, RedisError
 from redis.exceptions import ResponseError as RedisResponseError
 
-from service import redis_client
-from service.store.direct import DirectConnections
+from service.store import redis_client
 from service.store.base import (
     CommitResult,
+    Listed,
     ListedMatch,
     ListFilter,
-    Listed,
     ListPosition,
     Loaded,
     MatchDamaged,
     StoreMisconfigured,
     StoreUnavailable,
 )
+from service.store.direct import DirectConnections
 
 log = logging.getLogger("referee.store")
 
@@ -143,7 +143,7 @@ def _idem_key(match_id: str) -> str:
 
 def version_channel(match_id: str) -> str:
     """The channel each commit of the match publishes its new version on (one function, so
-    the commit and :mod:`service.streams` never disagree)."""
+    the commit and :mod:`service.live.feeds` never disagree)."""
     return f"m:{{{match_id}}}:v"
 
 
@@ -204,7 +204,7 @@ class RedisStore:
         replica_acks: int = 0,
         listing_window: int = 24 * 3600,
     ) -> RedisStore:
-        """A store over :func:`service.redis_client.connect`, waiting for replicas at most a
+        """A store over :func:`service.store.redis_client.connect`, waiting for replicas at most a
         quarter of ``timeout``. Its one quick retry makes a
         retried compare-and-set possible, which is safe: a second run finds the version moved
         on, and the referee then finds its own move in the log."""
@@ -296,7 +296,15 @@ class RedisStore:
         due_ms: int | None = None,
     ) -> CommitResult:
         keys = [_match_key(match_id), _log_key(match_id), _idem_key(match_id), version_channel(match_id)]
-        args = [expected_version, record, log_entry, ttl, idempotency_key or "", "1" if self._cluster else "", base or ""]
+        args = [
+            expected_version,
+            record,
+            log_entry,
+            ttl,
+            idempotency_key or "",
+            "1" if self._cluster else "",
+            base or "",
+        ]
         if not self._cluster:  # the hints go in the script: one command, written only on success
             self._script_hints(keys, args, match_id, listed, due_ms)
             listed, due_ms = None, None
@@ -513,11 +521,7 @@ class RedisStore:
                 if after is not None:  # entries updated in the same millisecond as ``after``
                     pipe.zrangebyscore(key, after.updated_ms, after.updated_ms, withscores=True)
                 pipe.zrevrangebyscore(key, newest, which.since_ms, start=0, num=count, withscores=True)
-        positions = (
-            ListPosition(int(score), member.decode())
-            for reply in pipe.execute()
-            for member, score in reply
-        )
+        positions = (ListPosition(int(score), member.decode()) for reply in pipe.execute() for member, score in reply)
         return [p for p in positions if after is None or p < after]
 
     def ping(self) -> None:

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, render_template
 
-from service.engine.registry import games
+from service.games import games
 
-blp = Blueprint(
-    "web", __name__, template_folder="templates", static_folder="static", static_url_path="/static"
-)
+blp = Blueprint("web", __name__, template_folder="templates", static_folder="static", static_url_path="/static")
 
 # Scripts and everything else only from this server; drawing modules may set inline styles on
 # SVG elements. No referrer, so a page's address never travels to another site.

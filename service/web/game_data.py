@@ -11,8 +11,8 @@ import re
 
 from flask import Blueprint, Response, abort, request
 
-from service.engine.registry import games
 from service.engine.seeds import seeds_dir
+from service.games import games
 
 blp = Blueprint("game_data", __name__)
 

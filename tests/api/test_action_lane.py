@@ -24,8 +24,11 @@ SEED = "ab" * 32
 def configured_app(tmp_path: Any, access_log: str = "0", rate_limit: str = "") -> Any:
     return create_app(
         {
-            "REFEREE_STORE": "memory", "REFEREE_SECRET": "lane", "REFEREE_ACCESS_LOG": access_log,
-            "REFEREE_RATE_LIMIT": rate_limit, "REFEREE_DB_PATH": str(tmp_path / "m.sqlite3"),
+            "REFEREE_STORE": "memory",
+            "REFEREE_SECRET": "lane",
+            "REFEREE_ACCESS_LOG": access_log,
+            "REFEREE_RATE_LIMIT": rate_limit,
+            "REFEREE_DB_PATH": str(tmp_path / "m.sqlite3"),
         }
     )
 
@@ -51,8 +54,12 @@ def move(client: Client, match: dict[str, Any], seat: int, body: Any, **headers:
     return client.post(
         f"/v1/matches/{match['match_id']}/actions",
         data=body if isinstance(body, bytes) else orjson.dumps(body),
-        headers={"Authorization": f"Bearer {match['seats'][seat]['token']}", "Content-Type": "application/json",
-                 "X-Request-ID": "same-id", **headers},
+        headers={
+            "Authorization": f"Bearer {match['seats'][seat]['token']}",
+            "Content-Type": "application/json",
+            "X-Request-ID": "same-id",
+            **headers,
+        },
     )
 
 
@@ -67,8 +74,13 @@ def comparable(response: Any, match: dict[str, Any]) -> tuple[int, list[tuple[st
 
 @pytest.mark.parametrize(
     ("game", "players"),
-    [("the-game", 2), ("halunken-und-spelunken", 3), ("viaggio-al-centro-della-terra", 2),
-     ("isola-dei-vulcani", 2), ("esploratore", 3)],
+    [
+        ("the-game", 2),
+        ("halunken-und-spelunken", 3),
+        ("viaggio-al-centro-della-terra", 2),
+        ("isola-dei-vulcani", 2),
+        ("esploratore", 3),
+    ],
 )
 def test_a_match_played_through_the_lane_gets_the_answers_the_flask_route_gives(app, game, players) -> None:
     through_lane, through_flask = Client(app), Client(lane_of(app).inner)
@@ -84,7 +96,12 @@ def test_a_match_played_through_the_lane_gets_the_answers_the_flask_route_gives(
                 f"/v1/matches/{match['match_id']}/legal-actions",
                 headers={"Authorization": f"Bearer {match['seats'][seat]['token']}"},
             ).get_json()
-            answers.append(comparable(move(client, match, seat, {"state_token": legal["state_token"], "action": legal["actions"][-1]}), match))
+            answers.append(
+                comparable(
+                    move(client, match, seat, {"state_token": legal["state_token"], "action": legal["actions"][-1]}),
+                    match,
+                )
+            )
         assert answers[0][0] == 200
         assert answers[0] == answers[1]
 
@@ -92,8 +109,10 @@ def test_a_match_played_through_the_lane_gets_the_answers_the_flask_route_gives(
 def test_a_retried_move_is_replayed_with_the_flask_routes_header(app) -> None:
     client = Client(app)
     match = start(client, "the-game", 1)
-    legal = client.get(f"/v1/matches/{match['match_id']}/legal-actions",
-                       headers={"Authorization": f"Bearer {match['seats'][0]['token']}"}).get_json()
+    legal = client.get(
+        f"/v1/matches/{match['match_id']}/legal-actions",
+        headers={"Authorization": f"Bearer {match['seats'][0]['token']}"},
+    ).get_json()
     body = {"state_token": legal["state_token"], "action": legal["actions"][0]}
     first = move(client, match, 0, body, **{"Idempotency-Key": "k-1"})
     again = move(client, match, 0, body, **{"Idempotency-Key": "k-1"})
@@ -144,7 +163,9 @@ def test_a_move_the_referee_refuses_gets_the_flask_routes_problem_answer(app, re
     for client in (through_lane, through_flask):
         match = start(client, "the-game", 1)
         token = match["seats"][0]["token"]
-        legal = client.get(f"/v1/matches/{match['match_id']}/legal-actions", headers={"Authorization": f"Bearer {token}"}).get_json()
+        legal = client.get(
+            f"/v1/matches/{match['match_id']}/legal-actions", headers={"Authorization": f"Bearer {token}"}
+        ).get_json()
         answer = move(client, match, 0, {"state_token": legal["state_token"], "action": legal["actions"][0]}).get_json()
         answers.append(comparable(move(client, match, 0, refused(legal, answer)), match))
     assert 400 <= answers[0][0] < 500 and answers[0] == answers[1]
@@ -171,10 +192,14 @@ def test_a_move_on_a_path_that_names_no_match_is_answered_as_flask_answers_it(ap
     through_lane, through_flask = Client(app), Client(lane_of(app).inner)
     match = start(through_lane, "the-game", 1)
     body = orjson.dumps({"state_token": match["state_token"], "action": {"type": "end_turn"}})
-    headers = {"Authorization": f"Bearer {match['seats'][0]['token']}", "Content-Type": "application/json",
-               "X-Request-ID": "same-id"}
+    headers = {
+        "Authorization": f"Bearer {match['seats'][0]['token']}",
+        "Content-Type": "application/json",
+        "X-Request-ID": "same-id",
+    }
     answers = [
-        client.post(f"/v1/matches/{match_id}/actions", data=body, headers=headers) for client in (through_lane, through_flask)
+        client.post(f"/v1/matches/{match_id}/actions", data=body, headers=headers)
+        for client in (through_lane, through_flask)
     ]
     assert answers[0].status_code >= 400
     assert comparable(answers[0], match) == comparable(answers[1], match)
@@ -185,13 +210,18 @@ def test_a_request_handed_to_flask_is_rate_limited_once(tmp_path) -> None:
     client = Client(app)
     match = start(client, "the-game", 1)  # counted against the address, not the seat
     token = match["seats"][0]["token"]
-    legal = client.get(f"/v1/matches/{match['match_id']}/legal-actions", headers={"Authorization": f"Bearer {token}"}).get_json()
+    legal = client.get(
+        f"/v1/matches/{match['match_id']}/legal-actions", headers={"Authorization": f"Bearer {token}"}
+    ).get_json()
     played = move(client, match, 0, {"state_token": legal["state_token"], "action": legal["actions"][0]})
     assert played.status_code == 200  # the seat's 2nd request (legal-actions was the 1st)
     stale = move(client, match, 0, {"state_token": legal["state_token"], "action": legal["actions"][1]})
     assert stale.status_code == 409  # refused by the referee, answered by Flask: the 3rd, once
     fresh = played.get_json()
-    assert move(client, match, 0, {"state_token": fresh["state_token"], "action": fresh["legal_actions"][0]}).status_code == 200
+    assert (
+        move(client, match, 0, {"state_token": fresh["state_token"], "action": fresh["legal_actions"][0]}).status_code
+        == 200
+    )
     refused = move(client, match, 0, {"state_token": fresh["state_token"], "action": fresh["legal_actions"][0]})
     assert refused.status_code == 429 and refused.get_json()["code"] == "rate_limited"
 
@@ -200,11 +230,15 @@ def test_a_move_through_the_lane_is_counted_and_logged_like_any_request(tmp_path
     app = configured_app(tmp_path, access_log="1")
     client = Client(app)
     match = start(client, "the-game", 1)
-    legal = client.get(f"/v1/matches/{match['match_id']}/legal-actions",
-                       headers={"Authorization": f"Bearer {match['seats'][0]['token']}"}).get_json()
+    legal = client.get(
+        f"/v1/matches/{match['match_id']}/legal-actions",
+        headers={"Authorization": f"Bearer {match['seats'][0]['token']}"},
+    ).get_json()
     before = counts(client)
     capsys.readouterr()
-    assert move(client, match, 0, {"state_token": legal["state_token"], "action": legal["actions"][0]}).status_code == 200
+    assert (
+        move(client, match, 0, {"state_token": legal["state_token"], "action": legal["actions"][0]}).status_code == 200
+    )
     (line,) = [orjson.loads(text) for text in capsys.readouterr().err.splitlines() if '"referee.access"' in text]
     assert line["request_id"] == "same-id" and line["status"] == 200 and line["method"] == "POST"
     assert line["path"] == f"/v1/matches/{match['match_id']}/actions" and line["match_id"] == match["match_id"]
@@ -226,7 +260,9 @@ def counts(client: Client) -> dict[str, float]:
 def legal_actions(client: Client, match_id: str, bearer: str | None, method: str = "GET", **headers: str) -> Any:
     if bearer is not None:
         headers["Authorization"] = f"Bearer {bearer}"
-    return client.open(f"/v1/matches/{match_id}/legal-actions", method=method, headers={"X-Request-ID": "same-id", **headers})
+    return client.open(
+        f"/v1/matches/{match_id}/legal-actions", method=method, headers={"X-Request-ID": "same-id", **headers}
+    )
 
 
 @pytest.mark.parametrize(
@@ -305,7 +341,8 @@ def legal_actions_answered(client: Client) -> float:
     text = client.get("/metrics").get_data(as_text=True)
     found = re.search(
         r'^referee_http_requests_total\{endpoint="/v1/matches/<match_id>/legal-actions",method="GET",status="200"\} (\S+)$',
-        text, re.M,
+        text,
+        re.M,
     )
     return float(found.group(1)) if found else 0.0
 
@@ -321,5 +358,7 @@ def test_a_seats_legal_actions_and_moves_are_answered_without_flask(app) -> None
     lane.inner = flask
     legal = legal_actions(client, match["match_id"], match["seats"][0]["token"])
     assert legal.status_code == 200
-    played = move(client, match, 0, {"state_token": legal.get_json()["state_token"], "action": legal.get_json()["actions"][0]})
+    played = move(
+        client, match, 0, {"state_token": legal.get_json()["state_token"], "action": legal.get_json()["actions"][0]}
+    )
     assert played.status_code == 200

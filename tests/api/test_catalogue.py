@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.engine.registry import games
+from service.games import games
 from tests.support.http import PROBLEM_JSON
 
 

@@ -11,14 +11,14 @@ from typing import Any
 import orjson
 import pytest
 
-from service import verify_command
 from service.clock import iso_ms
 from service.engine import Rng
-from service.engine.registry import get_game
+from service.games import get_game
+from service.live.sweeper import Sweeper
 from service.match import Match, Move, Snapshot, auto_action
 from service.referee import Referee
-from service.replay import verify
-from service.sweeper import Sweeper
+from service.replay import verify as verify_command
+from service.replay.document import verify
 from tests.support.http import MatchClient
 
 T0 = 1_800_000_000_000
@@ -81,8 +81,13 @@ def test_a_seat_that_runs_out_of_time_forfeits_when_anyone_next_asks(client, now
     assert ended["clock"]["running"] == [] and ended["clock"]["deadline_ms"] is None
     last = entries(match)[-1]
     assert last == {
-        "version": 2, "seat": 1, "kind": "timeout", "action": None, "events": [{"type": "timed_out", "seat": 1}],
-        "at": iso_ms(T0 + 9000), "clock_ms": [5000, 5000],
+        "version": 2,
+        "seat": 1,
+        "kind": "timeout",
+        "action": None,
+        "events": [{"type": "timed_out", "seat": 1}],
+        "at": iso_ms(T0 + 9000),
+        "clock_ms": [5000, 5000],
     }
     refused = match.act(1, stale, {"type": "accept_starter"})
     assert refused.status_code == 409 and refused.get_json()["code"] == "match_over"
@@ -104,7 +109,10 @@ def test_a_move_in_time_is_accepted_up_to_the_last_millisecond(client, now: Fake
 
 def test_auto_moves_are_the_seeds_draws_and_the_streak_ends_in_a_forfeit(client, now: FakeNow, tmp_path: Path) -> None:
     match = MatchClient.create(
-        client, "the-game", 2, seed=SEED,
+        client,
+        "the-game",
+        2,
+        seed=SEED,
         clock={"per_decision_s": 1, "on_timeout": "auto", "max_consecutive_timeouts": 2},
     )
     now.ms = T0 + 60_000
@@ -119,7 +127,8 @@ def test_auto_moves_are_the_seeds_draws_and_the_streak_ends_in_a_forfeit(client,
         streaks[entry["seat"]] += 1
     assert streaks[log[-1]["seat"]] == 2, "the second timeout in a row forfeits"
     assert ended["outcome"]["detail"] == {
-        "end_reason": "timeout", "seat": log[-1]["seat"],
+        "end_reason": "timeout",
+        "seat": log[-1]["seat"],
         "score_means": "no scores: the match ended (timeout) before its rules scored it",
     }
     # Offline: each auto action is the seed's draw from the seat's legal actions at that point.
@@ -147,7 +156,11 @@ def test_auto_moves_are_the_seeds_draws_and_the_streak_ends_in_a_forfeit(client,
 
 def test_a_seat_moving_itself_resets_its_timeout_streak(client, now: FakeNow) -> None:
     match = MatchClient.create(
-        client, "the-game", 1, seed=SEED, clock={"per_decision_s": 1, "on_timeout": "auto", "max_consecutive_timeouts": 2},
+        client,
+        "the-game",
+        1,
+        seed=SEED,
+        clock={"per_decision_s": 1, "on_timeout": "auto", "max_consecutive_timeouts": 2},
     )
     now.ms = T0 + 1000
     assert match.get()["clock"]["consecutive_timeouts"] == [1]
@@ -206,17 +219,24 @@ def test_any_seat_may_abort_a_match_nobody_has_moved_in(client) -> None:
     body = answer.get_json()
     assert body["status"] == "aborted" and body["outcome"] is None and body["seat"] == 1 and "seed" in body
     assert body["to_act"] == [] and body["version"] == 1
-    assert entries(match) == [{
-        "version": 1, "seat": 1, "kind": "abort", "action": None, "events": [{"type": "aborted", "seat": 1}],
-        "at": entries(match)[0]["at"],
-    }]
+    assert entries(match) == [
+        {
+            "version": 1,
+            "seat": 1,
+            "kind": "abort",
+            "action": None,
+            "events": [{"type": "aborted", "seat": 1}],
+            "at": entries(match)[0]["at"],
+        }
+    ]
     assert match.get()["status"] == "aborted"
     replay = client.get(f"{match.url}/replay")
     assert replay.status_code == 409 and replay.get_json()["code"] == "match_aborted"
     refused = match.act(0, stale, {"type": "end_turn"})
     assert refused.status_code == 409 and refused.get_json()["code"] == "match_over"
     validated = client.post(
-        f"{match.url}/actions/validate", json={"state_token": match.get(0)["state_token"], "action": {"type": "end_turn"}},
+        f"{match.url}/actions/validate",
+        json={"state_token": match.get(0)["state_token"], "action": {"type": "end_turn"}},
         headers={"Authorization": f"Bearer {match.by_seat[0]}"},
     ).get_json()
     assert validated["legal"] is False and validated["code"] == "match_over"
@@ -243,8 +263,13 @@ def test_resign_and_abort_need_a_seat(client) -> None:
 @pytest.mark.parametrize(
     "clock",
     [
-        {}, {"per_decision_s": 5, "initial_s": 5}, {"per_decision_s": 5, "increment_s": 1}, {"per_decision_s": 0},
-        {"per_decision_s": "5"}, {"initial_s": 5, "on_timeout": "pass"}, {"per_decision_s": 5, "max_consecutive_timeouts": 0},
+        {},
+        {"per_decision_s": 5, "initial_s": 5},
+        {"per_decision_s": 5, "increment_s": 1},
+        {"per_decision_s": 0},
+        {"per_decision_s": "5"},
+        {"initial_s": 5, "on_timeout": "pass"},
+        {"per_decision_s": 5, "max_consecutive_timeouts": 0},
         {"per_decision_s": 5, "extra": 1},
     ],
 )
@@ -279,7 +304,10 @@ def test_the_sweeper_applies_a_deadline_nobody_asks_about(app, now: FakeNow) -> 
     now.ms = T0 + 2000
     sweeper.sweep_once()
     loaded = referee.store.load(match_id)
-    assert loaded.version == 1 and Match.decode(loaded.version, loaded.record, loaded.base).ended == {"reason": "timeout", "seat": 0}
+    assert loaded.version == 1 and Match.decode(loaded.version, loaded.record, loaded.base).ended == {
+        "reason": "timeout",
+        "seat": 0,
+    }
     assert Move.decode(referee.store.history(match_id, 0, 1)[0]).kind == "timeout"
     now.ms = T0 + 10_000
     sweeper.sweep_once()
@@ -337,7 +365,9 @@ def test_the_sweeper_plays_a_house_turn_its_node_left_undone(app, now: FakeNow) 
     client = app.test_client()
     match = MatchClient.create(client, "the-game", 2, house=[{"seat": 0, "bot": "random"}])
     match_id = match.created["match_id"]
-    other_node = Referee(referee.store, referee.tokens, referee.seat_tokens, referee.match_ttl, now_ms=now, spawn=lambda work: work())
+    other_node = Referee(
+        referee.store, referee.tokens, referee.seat_tokens, referee.match_ttl, now_ms=now, spawn=lambda work: work()
+    )
     sweeper = Sweeper(other_node)
     now.ms = T0 + 999
     sweeper.sweep_once()

@@ -4,10 +4,10 @@ share it, and ``kill -9`` of the whole server loses no acknowledged move."""
 from __future__ import annotations
 
 import random
-from http.client import HTTPException
 import threading
 import time
 from dataclasses import dataclass, field
+from http.client import HTTPException
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +17,11 @@ from tests.support.killable import start_serve
 
 def _serve_env(db: Path) -> dict[str, str]:
     return {
-        "REDIS_URL": "", "REFEREE_DB_PATH": str(db), "REFEREE_SECRET": "durable-secret",
-        "REFEREE_ACCESS_LOG": "0", "REFEREE_RATE_LIMIT": "",
+        "REDIS_URL": "",
+        "REFEREE_DB_PATH": str(db),
+        "REFEREE_SECRET": "durable-secret",
+        "REFEREE_ACCESS_LOG": "0",
+        "REFEREE_RATE_LIMIT": "",
     }
 
 

@@ -34,6 +34,7 @@ def unchanged(match: MatchClient, before: dict) -> None:
 
 # -- 400 ------------------------------------------------------------------------------------
 
+
 def test_400_body_not_json(client) -> None:
     response = client.post("/v1/matches", data="{nope", content_type="application/json")
     problem(response, 400, "invalid_json")
@@ -67,6 +68,7 @@ def test_400_bad_idempotency_key(match: MatchClient) -> None:
 
 # -- 401 / 403 / 404 ------------------------------------------------------------------------
 
+
 def test_401_unknown_or_malformed_credentials(client, match: MatchClient) -> None:
     problem(client.get(match.url, headers=auth("not-a-seat")), 401, "bad_credentials")
     problem(client.get(match.url, headers={"Authorization": "Basic abc"}), 401, "bad_credentials")
@@ -74,8 +76,11 @@ def test_401_unknown_or_malformed_credentials(client, match: MatchClient) -> Non
     problem(response, 401, "authentication_required")
     assert response.headers["WWW-Authenticate"].startswith("Bearer")
     token = match.created["state_token"]
-    problem(client.post(f"{match.url}/actions", json={"state_token": token, "action": {"type": "x"}}), 401,
-            "authentication_required")
+    problem(
+        client.post(f"{match.url}/actions", json={"state_token": token, "action": {"type": "x"}}),
+        401,
+        "authentication_required",
+    )
 
 
 def test_403_a_seat_that_owes_no_decision(match: MatchClient) -> None:
@@ -101,6 +106,7 @@ def test_405_keeps_the_allow_header(client) -> None:
 
 # -- 409 ------------------------------------------------------------------------------------
 
+
 def test_409_stale_token_carries_the_current_one(match: MatchClient) -> None:
     seat = match.created["to_act"][0]
     legal = match.legal(seat)
@@ -115,6 +121,7 @@ def test_409_stale_token_carries_the_current_one(match: MatchClient) -> None:
 
 # -- 413 ------------------------------------------------------------------------------------
 
+
 def test_413_body_too_large(match: MatchClient) -> None:
     seat = match.created["to_act"][0]
     huge = {"type": "play", "padding": "x" * 100_000}
@@ -122,6 +129,7 @@ def test_413_body_too_large(match: MatchClient) -> None:
 
 
 # -- 422 ------------------------------------------------------------------------------------
+
 
 def test_422_illegal_actions_name_the_rule_and_change_nothing(match: MatchClient) -> None:
     seat = match.created["to_act"][0]
@@ -141,11 +149,13 @@ def test_422_illegal_actions_name_the_rule_and_change_nothing(match: MatchClient
 
 def test_422_bad_options_and_player_counts(client) -> None:
     problem(client.post("/v1/matches", json={"game": GAME, "players": 9}), 422, "invalid_player_count")
-    problem(client.post("/v1/matches", json={"game": GAME, "players": 2, "options": {"nope": 1}}), 422,
-            "unknown_option")
+    problem(
+        client.post("/v1/matches", json={"game": GAME, "players": 2, "options": {"nope": 1}}), 422, "unknown_option"
+    )
 
 
 # -- idempotency ----------------------------------------------------------------------------
+
 
 def test_idempotent_retry_gets_the_first_answer_and_applies_once(match: MatchClient) -> None:
     seat = match.created["to_act"][0]
@@ -164,20 +174,26 @@ def test_idempotent_retry_gets_the_first_answer_and_applies_once(match: MatchCli
 
 # -- validate -------------------------------------------------------------------------------
 
+
 def test_validate_answers_without_changing_anything(client, match: MatchClient) -> None:
     seat = match.created["to_act"][0]
     legal = match.legal(seat)
     url = f"{match.url}/actions/validate"
-    ok = client.post(url, json={"state_token": legal["state_token"], "action": legal["actions"][0]},
-                     headers=auth(match.tokens[seat])).get_json()
+    ok = client.post(
+        url, json={"state_token": legal["state_token"], "action": legal["actions"][0]}, headers=auth(match.tokens[seat])
+    ).get_json()
     assert ok["legal"] is True
-    bad = client.post(url, json={"state_token": legal["state_token"], "action": {"type": "teleport"}},
-                      headers=auth(match.tokens[seat])).get_json()
+    bad = client.post(
+        url,
+        json={"state_token": legal["state_token"], "action": {"type": "teleport"}},
+        headers=auth(match.tokens[seat]),
+    ).get_json()
     assert bad["legal"] is False and bad["code"] == "unknown_action_type" and bad["detail"]
     assert match.get()["version"] == 0
 
 
 # -- 429 ------------------------------------------------------------------------------------
+
 
 def test_429_rate_limited_per_seat_token_and_per_address(app_config) -> None:
     from service import create_app
@@ -191,8 +207,9 @@ def test_429_rate_limited_per_seat_token_and_per_address(app_config) -> None:
     problem(limited, 429, "rate_limited")
     assert int(limited.headers["Retry-After"]) > 0
     seat = auth(created["seats"][0]["token"])
-    assert client.get(f"/v1/matches/{created['match_id']}", headers=seat).status_code == 200, \
+    assert client.get(f"/v1/matches/{created['match_id']}", headers=seat).status_code == 200, (
         "a seat token has its own budget"
+    )
     assert client.get("/healthz").status_code == 200, "health checks are never limited"
 
 

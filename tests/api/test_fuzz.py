@@ -35,7 +35,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from service import create_app
-from service.engine.registry import games
+from service.games import games
 from tests.conftest import REDIS_URL
 from tests.support.http import auth
 
@@ -49,8 +49,22 @@ CHECKS = [
 REACHED: dict[str, Counter[str]] = {"embedded": Counter(), "redis": Counter()}
 """What the fuzzing reached, per store: engine checks, commits, history reads."""
 
-BROKEN_ACTIONS = ["as_is", "as_is", "as_is", "as_is", "as_is", "as_is", "float", "bool", "huge", "unknown_field", "type_list", "deep", "missing_field",
-                  "generated"]
+BROKEN_ACTIONS = [
+    "as_is",
+    "as_is",
+    "as_is",
+    "as_is",
+    "as_is",
+    "as_is",
+    "float",
+    "bool",
+    "huge",
+    "unknown_field",
+    "type_list",
+    "deep",
+    "missing_field",
+    "generated",
+]
 BROKEN_CREATES = ["generated", "valid", "players_float", "players_bool", "players_huge", "deep_options"]
 # Lone surrogates are not here: schemathesis cannot encode them to send (tests/api/test_validation.py
 # sends them as raw bytes).
@@ -107,16 +121,21 @@ class Grounding:
         if "Authorization" in (case.headers or {}) and rng.randrange(10) < 8:
             # only where the case has one: a case without it tests that it is required
             case.headers["Authorization"] = auth(match["seats"][seat]["token"])["Authorization"]
-        acting = (case.method == "POST" and case.path.endswith(("/actions", "/actions/validate"))
-                  and case.media_type == "application/json" and not isinstance(case.body, bytes))
+        acting = (
+            case.method == "POST"
+            and case.path.endswith(("/actions", "/actions/validate"))
+            and case.media_type == "application/json"
+            and not isinstance(case.body, bytes)
+        )
         if acting and not (isinstance(case.body, dict) and "state_token" in case.body) and rng.randrange(10) < 7:
             case.body = {"state_token": "", "action": case.body}
         if "Authorization" not in (case.headers or {}):
             return  # a case without it tests that it is required: its body stays as generated
         if isinstance(case.body, dict) and "state_token" in case.body:
             case.body["state_token"] = now["state_token"]
-            legal = self.client.get(f"/v1/matches/{match['match_id']}/legal-actions",
-                                    headers=auth(match["seats"][seat]["token"])).get_json()
+            legal = self.client.get(
+                f"/v1/matches/{match['match_id']}/legal-actions", headers=auth(match["seats"][seat]["token"])
+            ).get_json()
             actions = legal.get("actions") or [{"type": "end_turn"}]
             action = copy.deepcopy(rng.choice(actions))
             case.body["action"] = self._break(action, case.body.get("action"), rng)
@@ -183,12 +202,15 @@ def engines_counted(reached: Counter[str]) -> Iterator[None]:
 
 
 def fuzzed_app(redis_url: str) -> Any:
-    return create_app({"REDIS_URL": redis_url, "REFEREE_SECRET": "fuzz", "REFEREE_RATE_LIMIT": "",
-                       "REFEREE_ACCESS_LOG": "0"})
+    return create_app(
+        {"REDIS_URL": redis_url, "REFEREE_SECRET": "fuzz", "REFEREE_RATE_LIMIT": "", "REFEREE_ACCESS_LOG": "0"}
+    )
 
 
-GROUNDINGS = {"embedded": Grounding(fuzzed_app(""), REACHED["embedded"]),
-              "redis": Grounding(fuzzed_app(REDIS_URL), REACHED["redis"])}
+GROUNDINGS = {
+    "embedded": Grounding(fuzzed_app(""), REACHED["embedded"]),
+    "redis": Grounding(fuzzed_app(REDIS_URL), REACHED["redis"]),
+}
 FUZZ_SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 
 

@@ -51,9 +51,17 @@ def test_matches_are_listed_newest_first_across_pages(client) -> None:
     assert len({m["match_id"] for m in entries}) == len(entries), "no match on two pages"
     first = entries[[m["match_id"] for m in entries].index(moved.created["match_id"])]
     assert first == {
-        "match_id": moved.created["match_id"], "game": "esploratore", "players": 2, "status": "active",
-        "version": 1, "to_act": first["to_act"], "created_at": moved.created["created_at"],
-        "updated_at": first["updated_at"], "winners": None, "clock": None, "house": [],
+        "match_id": moved.created["match_id"],
+        "game": "esploratore",
+        "players": 2,
+        "status": "active",
+        "version": 1,
+        "to_act": first["to_act"],
+        "created_at": moved.created["created_at"],
+        "updated_at": first["updated_at"],
+        "winners": None,
+        "clock": None,
+        "house": [],
     }
     assert first["updated_at"] > first["created_at"]
     stamps = [m["updated_at"] for m in entries]

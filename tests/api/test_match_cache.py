@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from service import create_app
-from service.match_cache import MatchCache
+from service.cache.process import MatchCache
 from service.store import StoreUnavailable
 from tests.support.http import MatchClient
 
@@ -198,7 +198,7 @@ def test_simultaneous_decisions_on_two_nodes_both_count(nodes) -> None:
 
 
 def _stale_count() -> float:
-    from service import metrics
+    from service.api import metrics
 
     return metrics.MATCH_CACHE.labels("stale")._value.get()
 

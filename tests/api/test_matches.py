@@ -11,8 +11,8 @@ import orjson
 import pytest
 
 from service.engine import InvalidOptions, Rng
-from service.engine.registry import games
-from service.replay import ENTRY_FIELDS, TrustedKeys, verify
+from service.games import games
+from service.replay.document import ENTRY_FIELDS, TrustedKeys, verify
 from tests.support.http import MatchClient, auth
 
 
@@ -75,7 +75,9 @@ def option_variants() -> list[tuple[str, dict]]:
 # Options are the engine's business; the cluster plays every game in tests/e2e/test_cluster.py.
 @pytest.mark.parametrize("store_kind", ["embedded", "redis"])
 @pytest.mark.parametrize(
-    ("game_id", "options"), option_variants(), ids=[f"{g}-{'-'.join(f'{k}={v}' for k, v in o.items())}" for g, o in option_variants()]
+    ("game_id", "options"),
+    option_variants(),
+    ids=[f"{g}-{'-'.join(f'{k}={v}' for k, v in o.items())}" for g, o in option_variants()],
 )
 def test_random_bots_finish_with_every_option(client, game_id: str, options: dict) -> None:
     """Each option value, at every player count that accepts it, played to the end over HTTP."""
@@ -123,7 +125,9 @@ def assert_log_replays(client, match: MatchClient, final: dict) -> None:
     assert game.view(state, None) == final["view"]
     replay = client.get(f"{match.url}/replay").get_json()
     assert verify(replay, TrustedKeys.parse(client.get("/v1/keys").data.decode())).actions == final["version"]
-    assert replay["actions"] == [{k: e[k] for k in ENTRY_FIELDS if k in e} for e in entries], "the finished history is unredacted"
+    assert replay["actions"] == [{k: e[k] for k in ENTRY_FIELDS if k in e} for e in entries], (
+        "the finished history is unredacted"
+    )
 
 
 def test_sixteen_threads_racing_one_token_let_exactly_one_win(app) -> None:
@@ -182,7 +186,7 @@ def test_history_pages_and_metrics_count_moves(client) -> None:
 def test_new_request_ids_are_unique_within_a_process_and_after_a_fork(monkeypatch: pytest.MonkeyPatch) -> None:
     import os
 
-    from service.observability import RequestRecorder
+    from service.api.observability import RequestRecorder
 
     recorder = RequestRecorder(log_requests=False)
     ids = [recorder.request_id(None) for _ in range(1000)]

@@ -12,7 +12,7 @@ import pytest
 import redis
 from limits import parse
 
-from service.limits import SharedCounter
+from service.api.limits import SharedCounter
 from tests.support.http import WireClient, auth
 from tests.support.servers import BIN, clean_env, free_port, running
 
@@ -57,8 +57,12 @@ def test_a_made_up_bearer_token_spends_the_address_budget(store_kind: str, reque
             seat_token = created.get_json()["seats"][0]["token"]
         assert client.post("/v1/matches", json=CREATE).status_code == 429, "the address budget is spent"
         match_id, seat, nonce, tag = seat_token.split(".")
-        made_up = [secrets.token_urlsafe(32), f"{match_id}.{seat}.{nonce}.{'A' * len(tag)}",
-                   f"{match_id}.1.{nonce}.{tag}", "x"]
+        made_up = [
+            secrets.token_urlsafe(32),
+            f"{match_id}.{seat}.{nonce}.{'A' * len(tag)}",
+            f"{match_id}.1.{nonce}.{tag}",
+            "x",
+        ]
         for token in made_up * 10:
             answer = client.post("/v1/matches", json=CREATE, headers=auth(token))
             assert answer.status_code == 429, token

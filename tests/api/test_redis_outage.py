@@ -31,7 +31,6 @@ def _free_port() -> int:
 
 
 class RedisProcess:
-
     def __init__(self, port: int, *options: str) -> None:
         self.port = port
         self.options = options
@@ -46,8 +45,18 @@ class RedisProcess:
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             *self.options],
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                *self.options,
+            ],
             stdout=subprocess.DEVNULL,
         )
         client = redis.Redis(port=self.port, socket_connect_timeout=0.2)
@@ -94,10 +103,16 @@ def evicting_redis() -> Iterator[RedisProcess]:
 def app_on(redis_url: str, **extra: str):
     from service import create_app
 
-    return create_app({
-        "REDIS_URL": redis_url, "REFEREE_SECRET": "s", "REFEREE_STORE_TIMEOUT": "0.5",
-        "REFEREE_ACCESS_LOG": "0", "REFEREE_RATE_LIMIT": "", **extra,
-    })
+    return create_app(
+        {
+            "REDIS_URL": redis_url,
+            "REFEREE_SECRET": "s",
+            "REFEREE_STORE_TIMEOUT": "0.5",
+            "REFEREE_ACCESS_LOG": "0",
+            "REFEREE_RATE_LIMIT": "",
+            **extra,
+        }
+    )
 
 
 def assert_unavailable(response) -> None:
@@ -110,10 +125,14 @@ def assert_unavailable(response) -> None:
 def test_503_while_redis_is_down_then_recovery(private_redis: RedisProcess) -> None:
     from service import create_app
 
-    app = create_app({
-        "REDIS_URL": f"redis://127.0.0.1:{private_redis.port}/0", "REFEREE_SECRET": "s",
-        "REFEREE_STORE_TIMEOUT": "0.3", "REFEREE_ACCESS_LOG": "0",
-    })
+    app = create_app(
+        {
+            "REDIS_URL": f"redis://127.0.0.1:{private_redis.port}/0",
+            "REFEREE_SECRET": "s",
+            "REFEREE_STORE_TIMEOUT": "0.3",
+            "REFEREE_ACCESS_LOG": "0",
+        }
+    )
     client = app.test_client()
     match = MatchClient.create(client, "the-game", 2)
     seat = match.created["to_act"][0]
@@ -221,15 +240,21 @@ def test_lost_commit_replies_over_http(private_redis: RedisProcess, tmp_path) ->
     twice (the client gets a 503) the client's retry gets the original answer."""
     from importlib.resources import files
 
-    from tests.support.proxy import lossy_proxy
     from tests.support.killable import start_serve
+    from tests.support.proxy import lossy_proxy
 
     commit_sha = hashlib.sha1(files("service.store").joinpath("commit.lua").read_bytes()).hexdigest().encode()
     with lossy_proxy(private_redis.port) as proxy:
         server = start_serve(
-            {"REDIS_URL": f"redis://127.0.0.1:{proxy.port}/0", "REFEREE_SECRET": "s", "REFEREE_ACCESS_LOG": "0",
-             "REFEREE_RATE_LIMIT": "", "REFEREE_STORE_TIMEOUT": "1"},
-            tmp_path / "serve.log", workers=1,
+            {
+                "REDIS_URL": f"redis://127.0.0.1:{proxy.port}/0",
+                "REFEREE_SECRET": "s",
+                "REFEREE_ACCESS_LOG": "0",
+                "REFEREE_RATE_LIMIT": "",
+                "REFEREE_STORE_TIMEOUT": "1",
+            },
+            tmp_path / "serve.log",
+            workers=1,
         )
         try:
             http = server.client

@@ -8,8 +8,8 @@ import orjson
 import pytest
 
 from service import create_app
-from service.engine.registry import games
-from service.replay import ReplaySigner, TrustedKeys, verify
+from service.games import games
+from service.replay.document import ReplaySigner, TrustedKeys, verify
 from tests.support.http import PROBLEM_JSON, MatchClient, auth
 from tests.support.replays import TEST_REPLAY_KEY, fetch_replay, play_finished
 

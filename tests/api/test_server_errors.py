@@ -7,7 +7,7 @@ import logging
 
 import orjson
 
-from service.observability import JsonLineFormatter
+from service.api.observability import JsonLineFormatter
 from tests.support.http import PROBLEM_JSON
 
 

@@ -80,16 +80,26 @@ def test_refusals_come_before_the_stream_as_problems(client, path: str, headers:
 def test_streams_beyond_the_cap_are_refused_until_one_closes(tmp_path) -> None:
     from service import create_app
 
-    app = create_app({
-        "REFEREE_STORE": "file", "REFEREE_DB_PATH": str(tmp_path / "m.sqlite3"), "REFEREE_SECRET": "s",
-        "REFEREE_RATE_LIMIT": "", "REFEREE_ACCESS_LOG": "0", "REFEREE_STREAM_LIMIT": "2",
-    })
+    app = create_app(
+        {
+            "REFEREE_STORE": "file",
+            "REFEREE_DB_PATH": str(tmp_path / "m.sqlite3"),
+            "REFEREE_SECRET": "s",
+            "REFEREE_RATE_LIMIT": "",
+            "REFEREE_ACCESS_LOG": "0",
+            "REFEREE_STREAM_LIMIT": "2",
+        }
+    )
     client = app.test_client()
     match = MatchClient.create(client, "esploratore", 2)
     held = [client.get(f"{match.url}/stream", buffered=False) for _ in range(2)]
     assert [r.status_code for r in held] == [200, 200]
     refused = client.get(f"{match.url}/stream")
-    assert (refused.status_code, refused.mimetype, refused.get_json()["code"]) == (503, PROBLEM_JSON, "too_many_streams")
+    assert (refused.status_code, refused.mimetype, refused.get_json()["code"]) == (
+        503,
+        PROBLEM_JSON,
+        "too_many_streams",
+    )
     assert refused.headers["Retry-After"] == "5"
     held.pop().close()
     again = client.get(f"{match.url}/stream", buffered=False)

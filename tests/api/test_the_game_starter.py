@@ -14,7 +14,9 @@ def test_seats_agree_on_the_starter_then_the_starter_plays(client) -> None:
     assert body["to_act"] == [2] and body["version"] == 3 and body["view"]["turn"] == 2
     history = client.get(f"{match.url}/history").get_json()["entries"]
     assert [e["action"] for e in history] == [
-        {"type": "propose_starter", "seat": 2}, {"type": "accept_starter"}, {"type": "accept_starter"},
+        {"type": "propose_starter", "seat": 2},
+        {"type": "accept_starter"},
+        {"type": "accept_starter"},
     ]
     legal = match.legal(2)
     assert {a["type"] for a in legal["actions"]} == {"play"}

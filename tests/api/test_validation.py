@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from schemas.matches import MAX_CURSOR
-from service.engine.registry import games
+from service.games import games
 from tests.support.http import PROBLEM_JSON, MatchClient, auth
 
 
@@ -43,10 +43,15 @@ def test_booleans_and_floats_are_not_integers(client) -> None:
     match = MatchClient.create(client, "the-game", 2, options={"first_seat": 0})
     seat = match.created["to_act"][0]
     legal = next(a for a in match.legal(seat)["actions"] if a["type"] == "play")
-    for card, pile in [(float(legal["card"]), False), (legal["card"], float(legal["pile"])),
-                       (legal["card"], legal["pile"] == 1), (str(legal["card"]), legal["pile"])]:
-        body = problem(match.act(seat, match.created["state_token"], {**legal, "card": card, "pile": pile}),
-                       422, "bad_action")
+    for card, pile in [
+        (float(legal["card"]), False),
+        (legal["card"], float(legal["pile"])),
+        (legal["card"], legal["pile"] == 1),
+        (str(legal["card"]), legal["pile"]),
+    ]:
+        body = problem(
+            match.act(seat, match.created["state_token"], {**legal, "card": card, "pile": pile}), 422, "bad_action"
+        )
         assert "schema" in body["detail"]
     nothing_stored(match)
 
@@ -58,31 +63,46 @@ def test_a_type_that_is_not_a_string_is_an_unknown_action_type(client, game_id: 
     seat = match.created["to_act"][0]
     for kind in [["play"], {"a": 1}, None, 1, True]:
         problem(match.act(seat, match.created["state_token"], {"type": kind}), 422, "unknown_action_type")
-    checked = client.post(f"{match.url}/actions/validate", headers=auth(match.tokens[seat]),
-                          json={"state_token": match.created["state_token"], "action": {"type": ["play"]}})
+    checked = client.post(
+        f"{match.url}/actions/validate",
+        headers=auth(match.tokens[seat]),
+        json={"state_token": match.created["state_token"], "action": {"type": ["play"]}},
+    )
     assert checked.status_code == 200
     assert checked.get_json()["code"] == "unknown_action_type"
     nothing_stored(match)
 
 
-@pytest.mark.parametrize(("game_id", "action"), [
-    ("esploratore", {"type": "build", "line": 1.0}),
-    ("esploratore", {"type": "move", "vehicle": 0, "position": "earth", "line": True}),
-    ("isola-dei-vulcani", {"type": "erect", "geyser": 0.0}),
-    ("halunken-und-spelunken", {"type": "play", "card": 1.0}),
-    ("halunken-und-spelunken", {"type": "place_captain", "space": False}),
-    ("viaggio-al-centro-della-terra", {"type": "discover", "stars": [], "lamp": 0, "flexible": None}),
-    ("the-game", {"type": "end_turn", "extra": 1}),
-    ("the-game", {"type": "play", "card": 17}),
-])
+@pytest.mark.parametrize(
+    ("game_id", "action"),
+    [
+        ("esploratore", {"type": "build", "line": 1.0}),
+        ("esploratore", {"type": "move", "vehicle": 0, "position": "earth", "line": True}),
+        ("isola-dei-vulcani", {"type": "erect", "geyser": 0.0}),
+        ("halunken-und-spelunken", {"type": "play", "card": 1.0}),
+        ("halunken-und-spelunken", {"type": "place_captain", "space": False}),
+        ("viaggio-al-centro-della-terra", {"type": "discover", "stars": [], "lamp": 0, "flexible": None}),
+        ("the-game", {"type": "end_turn", "extra": 1}),
+        ("the-game", {"type": "play", "card": 17}),
+    ],
+)
 def test_fields_are_checked_against_the_action_schema_in_every_game(client, game_id: str, action: dict) -> None:
     match = MatchClient.create(client, game_id, 2)
     problem(match.act(match.created["to_act"][0], match.created["state_token"], action), 422, "bad_action")
     nothing_stored(match)
 
 
-@pytest.mark.parametrize("number", [b"18446744073709551616", b"1180591620717411303424", b"-18446744073709551617",
-                                    b"18446744073709551615", b"1e300", b"-0.0"])
+@pytest.mark.parametrize(
+    "number",
+    [
+        b"18446744073709551616",
+        b"1180591620717411303424",
+        b"-18446744073709551617",
+        b"18446744073709551615",
+        b"1e300",
+        b"-0.0",
+    ],
+)
 def test_integers_beyond_64_bits_are_refused(client, number: bytes) -> None:
     match = MatchClient.create(client, "the-game", 2)
     seat = match.created["to_act"][0]
@@ -96,11 +116,17 @@ def test_integers_beyond_64_bits_are_refused(client, number: bytes) -> None:
 def test_lone_surrogates_are_not_json(client) -> None:
     match = MatchClient.create(client, "esploratore", 2)
     seat = match.created["to_act"][0]
-    problem(act_raw(match, seat, b'{"type": "play", "card": "\\ud800", "position": "earth", "flip": false}'),
-            400, "invalid_json")
+    problem(
+        act_raw(match, seat, b'{"type": "play", "card": "\\ud800", "position": "earth", "flip": false}'),
+        400,
+        "invalid_json",
+    )
     problem(act_raw(match, seat, b'{"type": "skip_play", "\\udfff": 1}'), 400, "invalid_json")
-    problem(post_raw(client, "/v1/matches", b'{"game": "the-game", "players": 2, "options": {"\\ud800": 1}}'),
-            400, "invalid_json")
+    problem(
+        post_raw(client, "/v1/matches", b'{"game": "the-game", "players": 2, "options": {"\\ud800": 1}}'),
+        400,
+        "invalid_json",
+    )
     problem(post_raw(client, "/v1/matches", b'{"game": "\\ud800", "players": 2}'), 400, "invalid_json")
     nothing_stored(match)
 
@@ -111,8 +137,11 @@ def test_deep_nesting_is_refused(client, depth: int) -> None:
     seat = match.created["to_act"][0]
     nested = b"[" * depth + b"]" * depth
     problem(act_raw(match, seat, b'{"type": "end_turn", "x": %s}' % nested), 400, "invalid_json")
-    problem(post_raw(client, "/v1/matches", b'{"game": "the-game", "players": 2, "options": {"x": %s}}' % nested),
-            400, "invalid_json")
+    problem(
+        post_raw(client, "/v1/matches", b'{"game": "the-game", "players": 2, "options": {"x": %s}}' % nested),
+        400,
+        "invalid_json",
+    )
     nothing_stored(match)
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from service.cli import main
+from service.server.cli import main
 
 SILENT = f"silent={Path(__file__).parent / 'bots' / 'silent.sh'}"
 
@@ -18,10 +18,25 @@ SILENT = f"silent={Path(__file__).parent / 'bots' / 'silent.sh'}"
 def tournament(tmp_path: Path, *extra: str) -> tuple[list[dict[str, Any]], float]:
     out = tmp_path / "results.jsonl"
     started = time.monotonic()
-    code = main([
-        "arena", "--game", "halunken-und-spelunken", "--bots", f"random,{SILENT}", "--players", "2",
-        "--matches", "2", "--seed", "faults", "--out", str(out), "--no-progress", *extra,
-    ])
+    code = main(
+        [
+            "arena",
+            "--game",
+            "halunken-und-spelunken",
+            "--bots",
+            f"random,{SILENT}",
+            "--players",
+            "2",
+            "--matches",
+            "2",
+            "--seed",
+            "faults",
+            "--out",
+            str(out),
+            "--no-progress",
+            *extra,
+        ]
+    )
     assert code == 0
     return [orjson.loads(line) for line in out.read_bytes().splitlines()], time.monotonic() - started
 

@@ -17,9 +17,17 @@ FIRST_LEGAL = ["node", str(ROOT / "docs" / "examples" / "arena-first-legal.js")]
 
 def observation(deadline_s: float) -> Observation:
     return Observation(
-        match_id="m1", game="the-game", players=2, seat=1, version=3, state_token="m1.3.x",
-        view={"hand": [7, 12]}, legal_actions=[{"type": "play", "card": 7}, {"type": "end_turn"}],
-        to_act=[1], clock=None, deadline_ms=int((time.time() + deadline_s) * 1000),
+        match_id="m1",
+        game="the-game",
+        players=2,
+        seat=1,
+        version=3,
+        state_token="m1.3.x",
+        view={"hand": [7, 12]},
+        legal_actions=[{"type": "play", "card": 7}, {"type": "end_turn"}],
+        to_act=[1],
+        clock=None,
+        deadline_ms=int((time.time() + deadline_s) * 1000),
     )
 
 

@@ -8,7 +8,7 @@ from service.arena.ratings import Game, Rating, pairwise_games, rate_period, upd
 
 
 def test_glickman_worked_example() -> None:
-    """"Example of the Glicko-2 system", section 3: a 1500/200/0.06 player beats 1400/30 and
+    """ "Example of the Glicko-2 system", section 3: a 1500/200/0.06 player beats 1400/30 and
     loses to 1550/100 and 1700/300 in one rating period."""
     player = Rating(1500, 200, 0.06)
     after = update(player, [(Rating(1400, 30), 1.0), (Rating(1550, 100), 0.0), (Rating(1700, 300), 0.0)])
@@ -30,7 +30,11 @@ def test_the_interval_is_rating_plus_minus_1_96_rd() -> None:
 def test_ranks_become_pairwise_games_with_ties_as_draws_and_no_self_play() -> None:
     games = pairwise_games(["a", "b", "c", "a"], [2, 1, 2, 4])
     assert games == [
-        Game("a", "b", 0.0), Game("a", "c", 0.5), Game("b", "c", 1.0), Game("b", "a", 1.0), Game("c", "a", 1.0),
+        Game("a", "b", 0.0),
+        Game("a", "c", 0.5),
+        Game("b", "c", 1.0),
+        Game("b", "a", 1.0),
+        Game("c", "a", 1.0),
     ]
 
 

@@ -13,11 +13,11 @@ from typing import Any
 import orjson
 import pytest
 
-from service.arena import inprocess
 from service.arena.client import RefereeClient
 from service.arena.players import BuiltinPlayer, Observation
 from service.arena.runner import Plan, parse_bots, run_tournament
-from service.cli import main
+from service.server import inprocess
+from service.server.cli import main
 from tests.support.servers import BIN, clean_env, free_port, running
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,10 +44,24 @@ def test_a_small_tournament_of_every_game_with_a_node_bot(
     game: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "results.jsonl"
-    code = main([
-        "arena", "--game", game, "--bots", f"random,heuristic,{NODE_BOT}", "--matches", "3",
-        "--seed", "arena-test", "--concurrency", "3", "--out", str(out), "--no-progress",
-    ])
+    code = main(
+        [
+            "arena",
+            "--game",
+            game,
+            "--bots",
+            f"random,heuristic,{NODE_BOT}",
+            "--matches",
+            "3",
+            "--seed",
+            "arena-test",
+            "--concurrency",
+            "3",
+            "--out",
+            str(out),
+            "--no-progress",
+        ]
+    )
     printed = capsys.readouterr()
     assert code == 0, printed.err
     lines = read_lines(out)
@@ -128,9 +142,27 @@ def test_over_url_against_referee_serve(tmp_path: Path) -> None:
     with running([str(BIN / "referee"), "serve", "--port", str(port)], clean_env(), port) as server:
         out = tmp_path / "results.jsonl"
         done = subprocess.run(
-            [str(BIN / "referee"), "arena", "--url", f"http://127.0.0.1:{port}", "--game", "halunken-und-spelunken",
-             "--bots", f"random,{NODE_BOT}", "--matches", "4", "--seed", "url", "--out", str(out)],
-            check=False, capture_output=True, text=True, timeout=300, env=clean_env(),
+            [
+                str(BIN / "referee"),
+                "arena",
+                "--url",
+                f"http://127.0.0.1:{port}",
+                "--game",
+                "halunken-und-spelunken",
+                "--bots",
+                f"random,{NODE_BOT}",
+                "--matches",
+                "4",
+                "--seed",
+                "url",
+                "--out",
+                str(out),
+            ],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=clean_env(),
         )
         assert done.returncode == 0, done.stderr
         assert "4/4" in done.stderr  # the progress bar's last state

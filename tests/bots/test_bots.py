@@ -10,16 +10,14 @@ import pytest
 from service.bots import RandomBot
 from service.bots.the_game import TheGameBot
 from service.engine import Rng
-from service.engine.registry import games
+from service.games import games
 from service.games.the_game import GAME as THE_GAME
 from tests.support.playout import play_out as shared_play_out
 
 
 def play_out(game_id: str, players: int, bot, seed: int, options: dict | None = None) -> dict:
     """The final state of a seeded match in which ``bot`` plays every seat."""
-    return shared_play_out(
-        games()[game_id], [bot] * players, seed, options, seed_bytes=8, random_seat=True
-    ).state
+    return shared_play_out(games()[game_id], [bot] * players, seed, options, seed_bytes=8, random_seat=True).state
 
 
 @pytest.mark.parametrize("game_id", sorted(games()))

@@ -3,7 +3,6 @@ random bot, and is registered as the game's heuristic bot. It is handed only a s
 
 from __future__ import annotations
 
-
 import pytest
 
 from service.bots import RandomBot

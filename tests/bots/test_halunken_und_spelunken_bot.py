@@ -26,7 +26,9 @@ def duel(players: int, seed: int, variant: str | None = None) -> tuple[int, dict
     return hero, played.outcome, played.decisions[hero]
 
 
-@pytest.mark.parametrize("players,variant", [(2, None), (3, "standard"), (4, "standard"), (3, "introductory"), (4, "introductory")])
+@pytest.mark.parametrize(
+    "players,variant", [(2, None), (3, "standard"), (4, "standard"), (3, "introductory"), (4, "introductory")]
+)
 def test_only_legal_choices_and_every_match_finishes(players: int, variant: str | None) -> None:
     for seed in range(3):
         _, outcome, decisions = duel(players, seed, variant)

@@ -3,7 +3,6 @@ matches on both set-ups, and far stronger than the random bot."""
 
 from __future__ import annotations
 
-
 import pytest
 
 from service.bots import RandomBot

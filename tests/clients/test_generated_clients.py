@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from service.cli import spec_bytes
+from service.server.cli import spec_bytes
 from tests.support.servers import clean_env, free_port, running
 
 HERE = Path(__file__).resolve().parent
@@ -70,8 +70,10 @@ def test_redocly_recommended_rules_pass(node_tools: Path, spec_file: Path) -> No
 def test_spectral_oas_ruleset_passes(node_tools: Path, spec_file: Path) -> None:
     ruleset = spec_file.parent / ".spectral.json"
     ruleset.write_text(json.dumps({"extends": ["spectral:oas"]}))
-    run([str(node_tools / "spectral"), "lint", "--fail-severity", "error", "--ruleset", str(ruleset),
-         str(spec_file)], spec_file.parent)
+    run(
+        [str(node_tools / "spectral"), "lint", "--fail-severity", "error", "--ruleset", str(ruleset), str(spec_file)],
+        spec_file.parent,
+    )
 
 
 def played(output: str) -> list[dict[str, object]]:
@@ -82,22 +84,56 @@ def played(output: str) -> list[dict[str, object]]:
 
 def test_a_generated_python_client_plays_every_game(spec_file: Path, base_url: str, tmp_path: Path) -> None:
     package = tmp_path / "game_referee_client"
-    run([str(VENV_BIN / "openapi-python-client"), "generate", "--path", str(spec_file),
-         "--output-path", str(package), "--meta", "none"], tmp_path)
-    output = run([sys.executable, str(HERE / "python_bot.py"), base_url], tmp_path,
-                 env=clean_env(PYTHONPATH=str(tmp_path)))
+    run(
+        [
+            str(VENV_BIN / "openapi-python-client"),
+            "generate",
+            "--path",
+            str(spec_file),
+            "--output-path",
+            str(package),
+            "--meta",
+            "none",
+        ],
+        tmp_path,
+    )
+    output = run(
+        [sys.executable, str(HERE / "python_bot.py"), base_url], tmp_path, env=clean_env(PYTHONPATH=str(tmp_path))
+    )
     assert {match["game"] for match in played(output)} == {
-        "esploratore", "halunken-und-spelunken", "isola-dei-vulcani", "the-game", "viaggio-al-centro-della-terra",
+        "esploratore",
+        "halunken-und-spelunken",
+        "isola-dei-vulcani",
+        "the-game",
+        "viaggio-al-centro-della-terra",
     }
 
 
 def test_a_generated_typescript_client_type_checks_and_plays_every_game(
-    node_tools: Path, spec_file: Path, base_url: str, tmp_path: Path,
+    node_tools: Path,
+    spec_file: Path,
+    base_url: str,
+    tmp_path: Path,
 ) -> None:
     (tmp_path / "node_modules").symlink_to(HERE / "node_modules")
     shutil.copy(HERE / "bot.ts", tmp_path / "bot.ts")
     run([str(node_tools / "openapi-typescript"), str(spec_file), "-o", str(tmp_path / "api.d.ts")], tmp_path)
-    run([str(node_tools / "tsc"), "--strict", "--noEmit", "--target", "es2022", "--module", "nodenext",
-         "--moduleResolution", "nodenext", "--skipLibCheck", "bot.ts", "api.d.ts"], tmp_path)
+    run(
+        [
+            str(node_tools / "tsc"),
+            "--strict",
+            "--noEmit",
+            "--target",
+            "es2022",
+            "--module",
+            "nodenext",
+            "--moduleResolution",
+            "nodenext",
+            "--skipLibCheck",
+            "bot.ts",
+            "api.d.ts",
+        ],
+        tmp_path,
+    )
     output = run([str(node_tools / "tsx"), "bot.ts", base_url], tmp_path)
     assert len(played(output)) == GAMES_PLAYED

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from service.match import Match
-from service.replay import verify
+from service.replay.document import verify
 from tests.support import stored
 from tests.support.http import MatchClient, WireClient
 from tests.support.servers import BIN, Server, clean_env, free_port, running
@@ -64,8 +64,9 @@ def create(client: WireClient, game: str, players: int, **body: Any) -> MatchCli
 def test_a_deadline_nobody_asks_about_is_applied_by_the_sweeper_on_the_file_store(file_server) -> None:
     server, db = file_server
     match = create(server.client, "the-game", 2, clock={"per_decision_s": 0.5})
-    swept, late = wait_for_sweep(lambda m: stored.on_file(db, m), match.created["match_id"],
-                                 match.created["clock"]["deadline_ms"])
+    swept, late = wait_for_sweep(
+        lambda m: stored.on_file(db, m), match.created["match_id"], match.created["clock"]["deadline_ms"]
+    )
     assert swept.ended == {"reason": "timeout", "seat": 0}
     assert late < SWEEP_BOUND_S, f"applied {late:.2f} s after the deadline"
     assert match.get()["outcome"]["detail"]["end_reason"] == "timeout"
@@ -73,8 +74,9 @@ def test_a_deadline_nobody_asks_about_is_applied_by_the_sweeper_on_the_file_stor
 
 def test_a_deadline_nobody_asks_about_is_applied_by_the_sweeper_on_redis(redis_nodes, redis_url: str) -> None:
     match = create(redis_nodes[0].client, "esploratore", 2, clock={"per_decision_s": 0.5, "on_timeout": "auto"})
-    swept, late = wait_for_sweep(lambda m: stored.on_redis(redis_url, m), match.created["match_id"],
-                                 match.created["clock"]["deadline_ms"])
+    swept, late = wait_for_sweep(
+        lambda m: stored.on_redis(redis_url, m), match.created["match_id"], match.created["clock"]["deadline_ms"]
+    )
     # esploratore draws its first seat from the seed: whichever it is timed out once.
     assert swept.ended is None and sorted(swept.clock["consecutive_timeouts"]) == [0, 1], "an auto move"
     assert late < SWEEP_BOUND_S, f"applied {late:.2f} s after the deadline"

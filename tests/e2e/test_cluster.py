@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import redis
 
-from service.engine.registry import games
+from service.games import games
 from tests.support.http import PROBLEM_JSON, MatchClient, WireClient, auth
 from tests.support.servers import (
     Server,
@@ -32,10 +32,11 @@ SECRET = {"REFEREE_SECRET": "cluster-secret", "REFEREE_RATE_LIMIT": "", "WEB_CON
 def nodes(redis_cluster_url: str) -> Iterator[list[Server]]:
     """Two referee nodes (the README's gunicorn command) on one cluster."""
     ports = [free_port(), free_port()]
-    env = [
-        clean_env(REDIS_CLUSTER_URL=redis_cluster_url, REFEREE_BIND=f"127.0.0.1:{port}", **SECRET) for port in ports
-    ]
-    with running(readme_gunicorn_command(), env[0], ports[0]) as a, running(readme_gunicorn_command(), env[1], ports[1]) as b:
+    env = [clean_env(REDIS_CLUSTER_URL=redis_cluster_url, REFEREE_BIND=f"127.0.0.1:{port}", **SECRET) for port in ports]
+    with (
+        running(readme_gunicorn_command(), env[0], ports[0]) as a,
+        running(readme_gunicorn_command(), env[1], ports[1]) as b,
+    ):
         yield [a, b]
 
 
@@ -104,10 +105,17 @@ def test_one_state_token_raced_on_both_nodes_wins_exactly_once(nodes: list[Serve
             legal = a.get(f"{match.url}/legal-actions", headers).get_json()
             actions = legal["actions"]
             picks = rng.sample(actions, 2) if len(actions) > 1 else [actions[0], actions[0]]
-            answers = race([
-                partial(node.post, f"{match.url}/actions", {"state_token": legal["state_token"], "action": pick}, headers)
-                for node, pick in zip((a, b), picks, strict=True)
-            ])
+            answers = race(
+                [
+                    partial(
+                        node.post,
+                        f"{match.url}/actions",
+                        {"state_token": legal["state_token"], "action": pick},
+                        headers,
+                    )
+                    for node, pick in zip((a, b), picks, strict=True)
+                ]
+            )
             history = a.get(f"{match.url}/history?limit=100", headers).get_json()
             assert history["total"] == match.get()["version"], "one log entry per version"
             if picks[0] != picks[1]:
@@ -150,7 +158,9 @@ def test_the_readme_recipe_starts_a_local_cluster(tmp_path) -> None:
         assert info["cluster_state"] == "ok" and int(info["cluster_known_nodes"]) == 3
     finally:
         for port in range(first, first + 3):
-            subprocess.run(["redis-cli", "-p", str(port), "shutdown", "nosave"], capture_output=True, timeout=10, check=False)
+            subprocess.run(
+                ["redis-cli", "-p", str(port), "shutdown", "nosave"], capture_output=True, timeout=10, check=False
+            )
 
 
 def test_the_ci_helper_starts_and_stops_a_cluster(tmp_path) -> None:
@@ -166,7 +176,9 @@ def test_the_ci_helper_starts_and_stops_a_cluster(tmp_path) -> None:
     helper = [str(ROOT / ".ci" / "redis-cluster")]
     where = ["--port", str(port), "--dir", str(tmp_path)]
     env = {**clean_env(), "PYTHON": sys.executable}
-    started = subprocess.run([*helper, "start", *where], capture_output=True, text=True, env=env, timeout=60, check=False)
+    started = subprocess.run(
+        [*helper, "start", *where], capture_output=True, text=True, env=env, timeout=60, check=False
+    )
     try:
         assert started.returncode == 0, started.stderr
         assert started.stdout.strip() == f"redis://127.0.0.1:{port}"
@@ -175,7 +187,9 @@ def test_the_ci_helper_starts_and_stops_a_cluster(tmp_path) -> None:
         assert client.get("helper-check") == b"1"
         client.close()
     finally:
-        stopped = subprocess.run([*helper, "stop", *where], capture_output=True, text=True, env=env, timeout=60, check=False)
+        stopped = subprocess.run(
+            [*helper, "stop", *where], capture_output=True, text=True, env=env, timeout=60, check=False
+        )
     assert stopped.returncode == 0, stopped.stderr
     with pytest.raises(redis.ConnectionError):
         redis.Redis(port=port, socket_connect_timeout=1).ping()

@@ -50,13 +50,20 @@ def nodes(replicated: cluster.LocalCluster) -> Iterator[list[Server]]:
     ports = [free_port(), free_port()]
     env = [
         clean_env(
-            REDIS_CLUSTER_URL=replicated.url, REFEREE_BIND=f"127.0.0.1:{port}", REFEREE_SECRET="failover",
-            REFEREE_RATE_LIMIT="", WEB_CONCURRENCY="1", REFEREE_REDIS_WAIT_REPLICAS="1",
+            REDIS_CLUSTER_URL=replicated.url,
+            REFEREE_BIND=f"127.0.0.1:{port}",
+            REFEREE_SECRET="failover",
+            REFEREE_RATE_LIMIT="",
+            WEB_CONCURRENCY="1",
+            REFEREE_REDIS_WAIT_REPLICAS="1",
             REFEREE_STORE_TIMEOUT="1",
         )
         for port in ports
     ]
-    with running(readme_gunicorn_command(), env[0], ports[0]) as a, running(readme_gunicorn_command(), env[1], ports[1]) as b:
+    with (
+        running(readme_gunicorn_command(), env[0], ports[0]) as a,
+        running(readme_gunicorn_command(), env[1], ports[1]) as b,
+    ):
         yield [a, b]
 
 
@@ -188,7 +195,11 @@ def _wait_for_promotion(local: cluster.LocalCluster, victim: cluster.Node, timeo
                 replication = node.client().info("replication")
             except (redis.RedisError, OSError):
                 continue  # a node busy electing may not answer yet
-            if replication["role"] == "master" and info.get("cluster_state") == "ok" and not replication["connected_slaves"]:
+            if (
+                replication["role"] == "master"
+                and info.get("cluster_state") == "ok"
+                and not replication["connected_slaves"]
+            ):
                 return node
         time.sleep(0.05)
     raise AssertionError(f"no replica took over from {victim.port}")

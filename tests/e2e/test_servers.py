@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import orjson
 import pytest
 
-from service import verify_command
+from service.replay import verify as verify_command
 from tests.support import stored
 from tests.support.http import MatchClient, WireClient
 from tests.support.servers import (
@@ -100,7 +100,9 @@ def test_moves_answer_alike_whether_the_action_lane_or_flask_reads_them(server: 
         status, headers, body = post({"state_token": legal["state_token"], "action": legal["actions"][0]}, chunked)
         assert status == 200, body
         assert (headers["vary"], headers["cache-control"], headers["x-request-id"]) == (
-            "Authorization", "private, no-store", "lane-e2e"
+            "Authorization",
+            "private, no-store",
+            "lane-e2e",
         )
         stale = {"state_token": legal["state_token"], "action": legal["actions"][1]}
         refused = [post(stale, chunked=c) for c in (False, True)]
@@ -124,7 +126,9 @@ def test_legal_actions_are_answered_with_a_seats_headers_and_problems(server: Se
     for answer in (answered, unknown):
         headers = {k.lower(): v for k, v in answer.headers.items()}
         assert (headers["vary"], headers["cache-control"], headers["x-request-id"]) == (
-            "Authorization", "private, no-store", "legal-e2e"
+            "Authorization",
+            "private, no-store",
+            "legal-e2e",
         )
     anonymous = server.client.get(f"{match.url}/legal-actions")
     assert anonymous.status_code == 401 and anonymous.get_json()["code"] == "authentication_required"
@@ -150,6 +154,7 @@ def test_every_documented_way_runs_the_sweeper(server: Server, request: pytest.F
     ).get_json()
     database = server.stderr_path.parent / "referee" / "matches.sqlite3"
     if database.exists():
+
         def version() -> int:
             return stored.on_file(database, created["match_id"])[0]
     else:
@@ -157,6 +162,7 @@ def test_every_documented_way_runs_the_sweeper(server: Server, request: pytest.F
 
         def version() -> int:
             return stored.on_redis(url, created["match_id"])[0]
+
     deadline = time.monotonic() + 10
     while version() == 0:
         assert time.monotonic() < deadline, "no sweeper applied the deadline"

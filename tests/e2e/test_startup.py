@@ -21,7 +21,9 @@ REFEREE_SERVE = [str(BIN / "referee"), "serve"]
     ],
     ids=["ttl", "boolean", "no-secret"],
 )
-def test_a_configuration_it_cannot_run_with_stops_the_start(command: list[str], env: dict[str, str], named: str) -> None:
+def test_a_configuration_it_cannot_run_with_stops_the_start(
+    command: list[str], env: dict[str, str], named: str
+) -> None:
     result = exits_with(command, clean_env(REFEREE_BIND=f"127.0.0.1:{free_port()}", **env))
     assert result.returncode == 2, result.stderr[-2000:]
     assert named in result.stderr

@@ -107,7 +107,9 @@ def test_a_spectator_never_sees_a_hand_and_each_seat_sees_its_own(tmp_path) -> N
             seen = {None: spectator.events(reached + 1), 0: seat_0.events(reached + 1)}
         assert versions(seen[None]) == versions(seen[0]) == list(range(reached + 1))
         for seat, events in seen.items():
-            history = match.client.get(f"{match.url}/history", headers=auth(match.tokens[seat]) if seat is not None else {})
+            history = match.client.get(
+                f"{match.url}/history", headers=auth(match.tokens[seat]) if seat is not None else {}
+            )
             entries = history.get_json()["entries"]
             assert [e.data["events"] for e in events[1:]] == [entry["events"] for entry in entries], seat
             assert all(e.data["seat"] == seat for e in events)

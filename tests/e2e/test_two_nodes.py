@@ -76,6 +76,7 @@ def test_one_token_sent_to_both_servers_at_once_moves_the_match_once(two_nodes: 
         assert nodes[1].get()["version"] == version + 1
         races += 1
     after = [cache_lookups(client) for client in clients]
+
     def delta(result: str) -> float:
         return sum(a.get(result, 0) - b.get(result, 0) for a, b in zip(after, before))
 

@@ -16,7 +16,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from service.engine.registry import games
+from service.games import games
 from tests.support.http import MatchClient
 from tests.support.servers import ROOT, clean_env, free_port, running
 
@@ -40,7 +40,9 @@ def installed_venv(wheel: Path, venv: Path) -> Path:
     python = venv / "bin" / "python"
     site = subprocess.run(
         [str(python), "-c", "import sysconfig;print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     (Path(site) / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     subprocess.run(
@@ -53,8 +55,20 @@ def installed_venv(wheel: Path, venv: Path) -> Path:
 def test_the_wheel_serves_every_game_from_another_directory(tmp_path: Path) -> None:
     source = source_copy(tmp_path / "source")
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(tmp_path / "dist"), str(source)],
-        check=True, capture_output=True,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(tmp_path / "dist"),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
     )
     (wheel,) = (tmp_path / "dist").glob("game_referee-*.whl")
     bin_dir = installed_venv(wheel, tmp_path / "venv")
@@ -63,7 +77,11 @@ def test_the_wheel_serves_every_game_from_another_directory(tmp_path: Path) -> N
 
     where = subprocess.run(
         [str(bin_dir / "python"), "-c", "import service.engine.seeds as s;print(s.__file__);print(s.seeds_dir())"],
-        cwd=elsewhere, env=clean_env(), capture_output=True, text=True, check=True,
+        cwd=elsewhere,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.split()
     assert all(path.startswith(str(tmp_path / "venv")) for path in where), where
 

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.engine import IllegalAction, Rng
-from service.engine.registry import games
+from service.games import games
 
 GAMES = sorted(games())
 
@@ -42,8 +42,11 @@ def from_schema(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
         elif kind == "null":
             strategies.append(st.none())
         elif kind == "array":
-            strategies.append(st.lists(from_schema(schema["items"]), min_size=schema.get("minItems", 0),
-                                       max_size=schema.get("maxItems", 5)))
+            strategies.append(
+                st.lists(
+                    from_schema(schema["items"]), min_size=schema.get("minItems", 0), max_size=schema.get("maxItems", 5)
+                )
+            )
         elif kind == "object":
             strategies.append(st.fixed_dictionaries({k: from_schema(v) for k, v in schema["properties"].items()}))
     assert strategies, f"the catalogue uses a schema this test cannot draw from: {schema}"
@@ -102,8 +105,12 @@ def malformed(draw: st.DrawFn, game_id: str) -> dict[str, Any]:
         original = action
         for part in path:
             original = original[part]
-        new = {"float": float(original), "bool": bool(original % 2), "digits": str(original),
-               "huge": draw(st.sampled_from([2**64, 2**70, -(2**63) - 1]))}[way]
+        new = {
+            "float": float(original),
+            "bool": bool(original % 2),
+            "digits": str(original),
+            "huge": draw(st.sampled_from([2**64, 2**70, -(2**63) - 1])),
+        }[way]
         _replace(action, path, new)
     return action
 

@@ -23,7 +23,14 @@ class CountTo(Game):
     options = (
         Option("target", "int", 10, "The total that ends the game.", minimum=3, maximum=50),
         Option("dice", "bool", False, "Allow rolling a die instead."),
-        Option("mode", "enum", "fast", "Pace.", choices=("fast", "slow"), default_for=lambda n: "slow" if n == 1 else "fast"),
+        Option(
+            "mode",
+            "enum",
+            "fast",
+            "Pace.",
+            choices=("fast", "slow"),
+            default_for=lambda n: "slow" if n == 1 else "fast",
+        ),
     )
     action_types = (
         ActionType("add", "Add to the total.", {"amount": {"enum": [1, 2]}}),
@@ -114,7 +121,11 @@ def test_events_addressed_to_a_seat_reach_only_that_seat() -> None:
 def test_catalogue_entry_has_schemas() -> None:
     entry = GAME.describe()
     assert entry["options_schema"]["properties"]["target"] == {
-        "description": "The total that ends the game.", "default": 10, "type": "integer", "minimum": 3, "maximum": 50,
+        "description": "The total that ends the game.",
+        "default": 10,
+        "type": "integer",
+        "minimum": 3,
+        "maximum": 50,
     }
     assert entry["action_schemas"]["add"]["required"] == ["type", "amount"]
     assert entry["action_schemas"]["roll"]["additionalProperties"] is False

@@ -15,8 +15,8 @@ import pytest
 from werkzeug.serving import make_server
 
 from service import create_app
-from service.cli import main
-from service.replay import ReplaySigner
+from service.replay.document import ReplaySigner
+from service.server.cli import main
 from tests.support.http import MatchClient, WireClient
 from tests.support.replays import TEST_REPLAY_KEY, fetch_replay, play_finished
 
@@ -118,7 +118,7 @@ def test_skipping_the_signature_still_replays_every_move(server, finished, tmp_p
 def test_the_command_reads_standard_input_in_its_own_process(server, finished, tmp_path) -> None:
     keys = write(tmp_path / "keys.json", server.get("/v1/keys").get_json())
     replay = orjson.dumps(fetch_replay(server, finished))
-    command = [sys.executable, "-m", "service.cli", "verify", "-", "--key", keys]
+    command = [sys.executable, "-m", "service.server.cli", "verify", "-", "--key", keys]
     done = subprocess.run(command, input=replay, capture_output=True, timeout=120)
     assert done.returncode == 0 and done.stdout.startswith(b"VERIFIED"), done.stdout + done.stderr
     forged = replay.replace(b'"version":3,', b'"version":4,', 1)

@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from service import create_app
 from service.engine import Rng
-from service.replay import engine_info
+from service.replay.document import engine_info
 from tests.support.replays import TEST_REPLAY_KEY, fetch_replay, play_finished
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
@@ -90,9 +90,7 @@ def test_an_explicit_key_is_the_documented_seed() -> None:
         "REFEREE_REPLAY_KEY": TEST_REPLAY_KEY,
     }
     jwk = create_app(config).test_client().get("/v1/keys").get_json()["keys"][0]
-    expected = (
-        Ed25519PrivateKey.from_private_bytes(bytes.fromhex(TEST_REPLAY_KEY)).public_key().public_bytes_raw()
-    )
+    expected = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(TEST_REPLAY_KEY)).public_key().public_bytes_raw()
     assert jwk["x"] == b64(expected)
 
 

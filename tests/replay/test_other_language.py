@@ -11,7 +11,7 @@ import orjson
 import pytest
 
 from service import create_app
-from service.replay import ReplaySigner
+from service.replay.document import ReplaySigner
 from tests.support.replays import TEST_REPLAY_KEY, edited, fetch_replay, play_finished
 
 SCRIPT = Path(__file__).resolve().parents[2] / "docs" / "examples" / "check-replay-signature.mjs"
@@ -48,9 +48,7 @@ def test_javascript_checks_a_served_replay_and_refuses_a_changed_one(tmp_path: P
     changed = edited(replay)
     changed["actions"][5]["events"].append({"type": "forged"})
     assert check(tmp_path, changed) == (1, "REJECTED bad_signature: the document was changed after signing\n")
-    assert check(tmp_path, SIGNER.sign(changed | {"seed": "ab" * 32}))[1].startswith(
-        "REJECTED seed_commitment"
-    )
+    assert check(tmp_path, SIGNER.sign(changed | {"seed": "ab" * 32}))[1].startswith("REJECTED seed_commitment")
 
 
 def test_javascript_agrees_on_the_canonical_form_of_awkward_strings(tmp_path: Path) -> None:

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from service import create_app
-from service.engine.registry import games
-from service.replay import ReplayRejected, ReplaySigner, TrustedKeys, canonical_json, verify
+from service.games import games
+from service.replay.document import ReplayRejected, ReplaySigner, TrustedKeys, canonical_json, verify
 from tests.support.replays import TEST_REPLAY_KEY, edited, fetch_replay, play_finished, state_before
 
 SIGNER = ReplaySigner.from_seed(bytes.fromhex(TEST_REPLAY_KEY))
@@ -141,9 +141,7 @@ def test_a_changed_seed_breaks_its_commitment_or_the_replay(replays, game_id: st
     other_seed = "ab" * 32
     recommitted = resigned(
         document,
-        lambda d: d.update(
-            seed=other_seed, seed_sha256=hashlib.sha256(bytes.fromhex(other_seed)).hexdigest()
-        ),
+        lambda d: d.update(seed=other_seed, seed_sha256=hashlib.sha256(bytes.fromhex(other_seed)).hexdigest()),
     )
     assert rejection(recommitted).code in {
         "illegal_action",
@@ -160,9 +158,7 @@ def test_a_changed_outcome_is_refused(replays, game_id: str) -> None:
         resigned(document, lambda d: d["outcome"]["scores"].__setitem__(0, d["outcome"]["scores"][0] + 1))
     )
     assert problem.code == "outcome_differs"
-    winners = resigned(
-        document, lambda d: d["outcome"].update(winners=[] if d["outcome"]["winners"] else [0])
-    )
+    winners = resigned(document, lambda d: d["outcome"].update(winners=[] if d["outcome"]["winners"] else [0]))
     assert rejection(winners).code == "outcome_differs"
 
 
@@ -170,9 +166,7 @@ def test_versions_and_length_are_checked(replays) -> None:
     document = replays["halunken-und-spelunken"]
     problem = rejection(resigned(document, lambda d: d["actions"][3].update(version=99)))
     assert (problem.code, problem.version) == ("version_sequence", 4)
-    assert (
-        rejection(resigned(document, lambda d: d.update(version=d["version"] + 1))).code == "version_sequence"
-    )
+    assert rejection(resigned(document, lambda d: d.update(version=d["version"] + 1))).code == "version_sequence"
 
     def truncate(d: dict[str, Any]) -> None:
         d["actions"].pop()
@@ -231,8 +225,7 @@ def test_the_signed_bytes_are_the_stdlib_canonical_form(replays, game_id: str) -
 def test_canonical_json_escapes_like_rfc_8785_and_refuses_floats() -> None:
     value = {"b": '\u0000\u001f\b\f\n\r\t"\\/\u007fé€', "a": [1, -2, True, None]}
     assert (
-        canonical_json(value)
-        == '{"a":[1,-2,true,null],"b":"\\u0000\\u001f\\b\\f\\n\\r\\t\\"\\\\/\u007fé€"}'.encode()
+        canonical_json(value) == '{"a":[1,-2,true,null],"b":"\\u0000\\u001f\\b\\f\\n\\r\\t\\"\\\\/\u007fé€"}'.encode()
     )
     with pytest.raises(TypeError):
         canonical_json({"x": [1.5]})

@@ -70,9 +70,7 @@ class WatchPage:
 
     def wait_for_version(self, version: int) -> None:
         """Until the page has drawn ``version`` (or a later one)."""
-        self.page.wait_for_function(
-            "v => Number(document.querySelector('#board').dataset.version) >= v", arg=version
-        )
+        self.page.wait_for_function("v => Number(document.querySelector('#board').dataset.version) >= v", arg=version)
 
     def wait_for_status(self, status: str) -> None:
         self.page.wait_for_selector(f"body[data-status='{status}']")
@@ -99,9 +97,12 @@ class WatchPage:
 
     def choices(self) -> list[dict[str, Any]]:
         """The legal actions offered as buttons, as the actions they submit."""
-        return [json.loads(a) for a in self.page.eval_on_selector_all(
-            "#choices button.choice", "nodes => nodes.map(n => n.dataset.action)"
-        )]
+        return [
+            json.loads(a)
+            for a in self.page.eval_on_selector_all(
+                "#choices button.choice", "nodes => nodes.map(n => n.dataset.action)"
+            )
+        ]
 
     def choose(self, action: dict[str, Any]) -> None:
         """Press the button of this action (its ``data-action`` is the action's JSON)."""

@@ -77,12 +77,33 @@ class Node:
         self.folder.mkdir(parents=True, exist_ok=True)
         subprocess.run(
             [
-                "redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
-                "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                "--cluster-node-timeout", str(self.node_timeout_ms), "--cluster-require-full-coverage", "no", "--repl-diskless-sync-delay", "0",
-                "--save", "", "--appendonly", "no", "--dir", str(self.folder),
-                "--pidfile", str(self.pidfile), "--logfile", str(self.folder / "redis.log"),
-                "--daemonize", "yes",
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                "nodes.conf",
+                "--cluster-node-timeout",
+                str(self.node_timeout_ms),
+                "--cluster-require-full-coverage",
+                "no",
+                "--repl-diskless-sync-delay",
+                "0",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.folder),
+                "--pidfile",
+                str(self.pidfile),
+                "--logfile",
+                str(self.folder / "redis.log"),
+                "--daemonize",
+                "yes",
             ],
             check=True,
         )
@@ -168,7 +189,9 @@ class LocalCluster:
         addresses = [f"127.0.0.1:{n.port}" for n in self.nodes]
         subprocess.run(
             ["redis-cli", "--cluster", "create", *addresses, "--cluster-replicas", str(self.replicas), "--cluster-yes"],
-            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
         )
         self.wait_ok()
         return self

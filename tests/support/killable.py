@@ -47,7 +47,7 @@ def start_serve(env: dict[str, str], output: Path, workers: int = 0, timeout: fl
     """``referee serve`` on a free port with ``env`` (and none of this process's service
     variables)."""
     port = free_port()
-    command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port)]
+    command = [sys.executable, "-m", "service.server.cli", "serve", "--port", str(port)]
     if workers:
         command += ["--workers", str(workers)]
     with output.open("ab") as sink:

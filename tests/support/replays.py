@@ -7,7 +7,7 @@ import random
 from typing import Any
 
 from service.engine import Rng
-from service.engine.registry import games
+from service.games import games
 from tests.support.http import MatchClient
 
 #: A fixed replay signing key for tests (the 32-byte private seed, hex).

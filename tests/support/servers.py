@@ -36,7 +36,9 @@ def free_port() -> int:
 def clean_env(**overrides: str) -> dict[str, str]:
     """This process's environment without the service's own variables (a test's server
     must not inherit a developer's ``REDIS_URL`` or metrics folder), plus ``overrides``."""
-    service_vars = re.compile(r"^(REDIS_URL|REDIS_CLUSTER_URL|REFEREE_(?!TEST_|REQUIRE_).*|WEB_CONCURRENCY|PROMETHEUS_MULTIPROC_DIR)$", re.I)
+    service_vars = re.compile(
+        r"^(REDIS_URL|REDIS_CLUSTER_URL|REFEREE_(?!TEST_|REQUIRE_).*|WEB_CONCURRENCY|PROMETHEUS_MULTIPROC_DIR)$", re.I
+    )
     env = {k: v for k, v in os.environ.items() if not service_vars.match(k)}
     env.pop("PYTHONPATH", None)
     return {**env, **overrides}
@@ -64,9 +66,7 @@ def running(command: list[str], env: dict[str, str], port: int, cwd: Path | None
         env = {"XDG_DATA_HOME": scratch, **env}
         stderr_path = Path(scratch) / "stderr"
         with stderr_path.open("wb") as stderr:
-            process = subprocess.Popen(
-                command, env=env, cwd=cwd or scratch, stdout=subprocess.DEVNULL, stderr=stderr
-            )
+            process = subprocess.Popen(command, env=env, cwd=cwd or scratch, stdout=subprocess.DEVNULL, stderr=stderr)
         server = Server(WireClient(f"http://127.0.0.1:{port}"), process, stderr_path)
         try:
             deadline = time.monotonic() + 30
@@ -156,9 +156,7 @@ class Way:
 
 def readme_gunicorn_command() -> list[str]:
     """The gunicorn command line of the README, run with this venv's gunicorn."""
-    line = next(
-        line for line in (ROOT / "README.md").read_text().splitlines() if re.match(r"^\S*gunicorn -c ", line)
-    )
+    line = next(line for line in (ROOT / "README.md").read_text().splitlines() if re.match(r"^\S*gunicorn -c ", line))
     words = shlex.split(line.split("#")[0])
     return [str(BIN / "gunicorn"), *words[1:]]
 

@@ -20,7 +20,11 @@ def agree_in_engine(state: dict[str, Any], starter: int = 0, rng: Rng | None = N
     events: list[dict[str, Any]] = []
     while state["agreement"] is not None:
         speaker = GAME.to_act(state)[0]
-        action = {"type": "propose_starter", "seat": starter} if state["agreement"]["proposal"] is None else {"type": "accept_starter"}
+        action = (
+            {"type": "propose_starter", "seat": starter}
+            if state["agreement"]["proposal"] is None
+            else {"type": "accept_starter"}
+        )
         state, more = GAME.apply(state, speaker, action, rng)
         events += more
     return events

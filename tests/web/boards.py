@@ -18,7 +18,7 @@ from xml.etree import ElementTree
 
 from service.bots.registry import make_bot
 from service.engine import load_seed
-from service.engine.registry import games
+from service.games import games
 from tests.support.playout import play_out
 
 BOARD_GAMES = ("viaggio-al-centro-della-terra", "isola-dei-vulcani", "esploratore")
@@ -52,19 +52,27 @@ def record(game_id: str, players: int, seed: int, options: dict[str, Any] | None
     seen: list[tuple[dict[str, Any], int, list[dict[str, Any]]]] = []
     recording = Recording(game_id)
 
-    def on_move(state, seat, legal, action, events) -> None:  # noqa: ANN001 - play_out's callback
+    def on_move(state, seat, legal, action, events) -> None:
         seen.append((state, seat, legal))
-        recording.entries.append({
-            "version": len(recording.entries) + 1, "seat": seat, "action": action, "events": events,
-            "kind": "move", "at": "2026-01-01T00:00:00Z",
-        })
+        recording.entries.append(
+            {
+                "version": len(recording.entries) + 1,
+                "seat": seat,
+                "action": action,
+                "events": events,
+                "kind": "move",
+                "at": "2026-01-01T00:00:00Z",
+            }
+        )
 
     played = play_out(game, [make_bot(game_id, "heuristic") for _ in range(players)], seed, options, on_move=on_move)
     recording.outcome = dict(played.outcome)
     picks = sorted({round(i * (len(seen) - 1) / (points - 1)) for i in range(points - 1)})
     for i in picks:
         state, seat, legal = seen[i]
-        recording.moments.append(Moment(f"move {i}", _json(game.view(state, None)), seat, _json(game.view(state, seat)), legal))
+        recording.moments.append(
+            Moment(f"move {i}", _json(game.view(state, None)), seat, _json(game.view(state, seat)), legal)
+        )
     final = played.state
     recording.moments.append(Moment("end", _json(game.view(final, None)), 0, _json(game.view(final, 0)), []))
     return recording
@@ -84,7 +92,9 @@ def _sel(kind: str, **attributes: Any) -> str:
 
 def expected(game_id: str, view: dict[str, Any]) -> dict[str, int]:
     """Selector → number of drawn elements for ``view`` (a spectator's or a seat's)."""
-    return {"viaggio-al-centro-della-terra": _viaggio, "isola-dei-vulcani": _isola, "esploratore": _esploratore}[game_id](view)
+    return {"viaggio-al-centro-della-terra": _viaggio, "isola-dei-vulcani": _isola, "esploratore": _esploratore}[
+        game_id
+    ](view)
 
 
 def _viaggio(view: dict[str, Any]) -> dict[str, int]:
@@ -94,7 +104,9 @@ def _viaggio(view: dict[str, Any]) -> dict[str, int]:
         _sel("cell", board="sea"): sum(len(row) for row in board["sea"]["rows"]),
         _sel("lava-space"): len(board["lava"]["spaces"]),
         _sel("explorer"): sum(1 for where in view["explorers"].values() if where != "raft"),
-        _sel("raft"): int(bool(view["phase"] == 2 and view["raft"]) or view["lava_position"] is not None or view["phase"] == 3),
+        _sel("raft"): int(
+            bool(view["phase"] == 2 and view["raft"]) or view["lava_position"] is not None or view["phase"] == 3
+        ),
         _sel("deck"): len(view["deck_sizes"]),
         _sel("card", zone="display"): sum(1 for card in view["display"] if card),
         _sel("player"): len(view["players"]),

@@ -30,6 +30,7 @@ MATCHES = {
 }
 """Per game: (players, seed, options) of the matches whose moments are drawn."""
 
+
 @dataclass
 class Drawn:
     """One moment drawn for one viewer."""
@@ -66,17 +67,25 @@ def drawings(game_id: str) -> Drawings:
         match = {"outcome": recording.outcome}
         for moment in recording.moments:
             cases.append({"view": moment.spectator, "ctx": {"seat": None, "legal": [], "match": match}})
-            cases.append({"view": moment.seat_view, "ctx": {"seat": moment.seat, "legal": moment.legal, "match": match}})
+            cases.append(
+                {"view": moment.seat_view, "ctx": {"seat": moment.seat, "legal": moment.legal, "match": match}}
+            )
             viewers += [(moment, moment.spectator, []), (moment, moment.seat_view, moment.legal)]
     first = recordings[0].moments[0].spectator
     cases.append({"view": first, "ctx": {}, "entries": recordings[0].entries})
     done = subprocess.run(
         [node(), str(RENDER), str(STATIC / f"{game_id}.js"), str(seeds_dir())],
-        input=json.dumps(cases), capture_output=True, text=True, timeout=120, check=False,
+        input=json.dumps(cases),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     answers = json.loads(done.stdout)
-    drawn = [Drawn(m, v, legal, parse_svg(a["svg"]), a["svg"], a["labels"]) for (m, v, legal), a in zip(viewers, answers)]
+    drawn = [
+        Drawn(m, v, legal, parse_svg(a["svg"]), a["svg"], a["labels"]) for (m, v, legal), a in zip(viewers, answers)
+    ]
     return Drawings(recordings, drawn, answers[-1]["words"])
 
 

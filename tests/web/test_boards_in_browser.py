@@ -13,7 +13,7 @@ import pytest
 
 from service.bots.registry import make_bot
 from service.engine import Rng
-from service.engine.registry import games
+from service.games import games
 from tests.support.browser import WatchPage
 from tests.support.http import MatchClient, WireClient
 from tests.web.boards import BOARD_GAMES, expected

@@ -21,7 +21,9 @@ def test_the_page_reconnects_after_a_restart_and_misses_no_version(browser, tmp_
     port = free_port()
     command = [str(BIN / "referee"), "serve", "--port", str(port)]
     env = clean_env(
-        REFEREE_ACCESS_LOG="0", REFEREE_RATE_LIMIT="", REFEREE_SECRET="reconnect",
+        REFEREE_ACCESS_LOG="0",
+        REFEREE_RATE_LIMIT="",
+        REFEREE_SECRET="reconnect",
         REFEREE_DB_PATH=str(tmp_path / "matches.sqlite3"),
     )
     context = browser.new_context(viewport={"width": 1280, "height": 900})

@@ -124,8 +124,7 @@ class Esploratore(Game):
     action_types = (
         ActionType(
             "play",
-            "Phase 1: play a hand card on or beside a revealed card (flip: upside down, "
-            "beginners' variant only).",
+            "Phase 1: play a hand card on or beside a revealed card (flip: upside down, beginners' variant only).",
             {"card": {"type": "string"}, "position": POS_SCHEMA, "flip": {"type": "boolean"}},
         ),
         ActionType(
@@ -163,8 +162,7 @@ class Esploratore(Game):
         ActionType("end_moves", "Phase 3 done: score the yields (phase 4).", {}),
         ActionType(
             "trade",
-            "Upkeep variant: pay 5 of one resource to the government for 1 of a resource you "
-            "are short of.",
+            "Upkeep variant: pay 5 of one resource to the government for 1 of a resource you are short of.",
             {"give": RES_SCHEMA, "get": RES_SCHEMA},
         ),
         ActionType(
@@ -172,8 +170,12 @@ class Esploratore(Game):
             "Upkeep variant: offer another explorer who has a vehicle on a meeting point of a "
             "planet where you have one a 1:1 barter: you give `amount` of `give` for as many of "
             "`get` (amount = your shortfall of `get`, at most what you hold of `give`).",
-            {"partner": {"type": "integer", "minimum": 0, "maximum": 6}, "give": RES_SCHEMA,
-             "get": RES_SCHEMA, "amount": {"type": "integer", "minimum": 1}},
+            {
+                "partner": {"type": "integer", "minimum": 0, "maximum": 6},
+                "give": RES_SCHEMA,
+                "get": RES_SCHEMA,
+                "amount": {"type": "integer", "minimum": 1},
+            },
         ),
         ActionType("accept_offer", "Accept the barter offered to you.", {}),
         ActionType("decline_offer", "Decline the barter offered to you.", {}),
@@ -213,6 +215,7 @@ class Esploratore(Game):
         if beginners:
             first = rng.below(players)
         else:
+
             def best_earth(seat: int) -> int:
                 return max((R.CARDS[c].rank for c in hands[seat] if R.CARDS[c].pos == R.EARTH), default=0)
 
@@ -347,9 +350,7 @@ class Esploratore(Game):
             return None
         if len(stranded) > 1:
             return "one_shift"
-        ok = any(
-            lines >> ln & 1 and not _slot_has_other(state, pos, ln, seat) for ln in range(R.NLINES)
-        )
+        ok = any(lines >> ln & 1 and not _slot_has_other(state, pos, ln, seat) for ln in range(R.NLINES))
         return None if ok else "one_shift"
 
     def _play_actions(self, state: State, seat: int) -> list[Action]:
@@ -484,8 +485,15 @@ class Esploratore(Game):
                         continue
                     for ti, get in enumerate(R.RESOURCES):
                         if ti != gi and short[ti] > 0:
-                            out.append({"type": "offer", "partner": partner, "give": give, "get": get,
-                                        "amount": min(short[ti], tot[gi])})
+                            out.append(
+                                {
+                                    "type": "offer",
+                                    "partner": partner,
+                                    "give": give,
+                                    "get": get,
+                                    "amount": min(short[ti], tot[gi]),
+                                }
+                            )
         out.append({"type": "pay_upkeep"})
         return out
 
@@ -551,7 +559,13 @@ class Esploratore(Game):
             v["line"] = action["line"]
             state["moved"].append(v["id"])
             events.append(
-                {"type": "moved", "seat": seat, "vehicle": v["id"], "from": frm, "to_slot": [action["position"], v["line"]]}
+                {
+                    "type": "moved",
+                    "seat": seat,
+                    "vehicle": v["id"],
+                    "from": frm,
+                    "to_slot": [action["position"], v["line"]],
+                }
             )
         elif kind == "end_moves":
             self._score(state, seat, events)
@@ -566,8 +580,13 @@ class Esploratore(Game):
             state["totals"][seat][ti] += 1
             events.append({"type": "traded", "seat": seat, "give": action["give"], "get": action["get"]})
         elif kind == "offer":
-            state["offer"] = {"from": seat, "partner": action["partner"], "give": action["give"],
-                              "get": action["get"], "amount": action["amount"]}
+            state["offer"] = {
+                "from": seat,
+                "partner": action["partner"],
+                "give": action["give"],
+                "get": action["get"],
+                "amount": action["amount"],
+            }
             state["asked"].append(action["partner"])
             state["phase"] = "barter"
             events.append({"type": "offered", **state["offer"]})
@@ -579,8 +598,13 @@ class Esploratore(Game):
                 state["totals"][o["from"]][ti] += n
                 state["totals"][seat][gi] += n
                 state["totals"][seat][ti] -= n
-            events.append({"type": "offer_accepted" if kind == "accept_offer" else "offer_declined",
-                           "seat": seat, "from": o["from"]})
+            events.append(
+                {
+                    "type": "offer_accepted" if kind == "accept_offer" else "offer_declined",
+                    "seat": seat,
+                    "from": o["from"],
+                }
+            )
             state["offer"] = None
             state["phase"] = "upkeep"
         elif kind == "pay_upkeep":
@@ -649,7 +673,9 @@ class Esploratore(Game):
             keep["kind"], keep["mult"] = "station", 2
         else:
             keep["kind"], keep["mult"] = "factory", 3
-        events.append({"type": "combined", "seat": seat, "vehicles": list(vids), "into": keep["kind"], "vehicle": keep["id"]})
+        events.append(
+            {"type": "combined", "seat": seat, "vehicles": list(vids), "into": keep["kind"], "vehicle": keep["id"]}
+        )
 
     def _score(self, state: State, seat: int, events: list[dict[str, Any]]) -> None:
         gained = [0, 0, 0, 0]
@@ -661,8 +687,15 @@ class Esploratore(Game):
                 base = R.YIELD[v["pos"]]
                 for i in range(4):
                     gained[i] += base[i] * v["mult"]
-                events.append({"type": "yield", "seat": seat, "vehicle": v["id"], "multiplier": v["mult"],
-                               "resources": [base[i] * v["mult"] for i in range(4)]})
+                events.append(
+                    {
+                        "type": "yield",
+                        "seat": seat,
+                        "vehicle": v["id"],
+                        "multiplier": v["mult"],
+                        "resources": [base[i] * v["mult"] for i in range(4)],
+                    }
+                )
                 if v["kind"] == "factory":
                     v["mult"] = 3
             elif not linked and v["kind"] == "factory" and v["mult"] < R.MAX_MULTIPLIER:
@@ -883,69 +916,112 @@ class Esploratore(Game):
         kind = action.get("type")
         phase = state["phase"]
         expected = {
-            "play": "play", "exchange": "play", "skip_play": "play",
-            "shift": "shift", "skip_shift": "shift", "draw": "draw",
-            "build": "build", "combine": "build", "skip_build": "build",
-            "move": "move", "end_moves": "move", "trade": "upkeep", "pay_upkeep": "upkeep",
-            "offer": "upkeep", "accept_offer": "barter", "decline_offer": "barter",
+            "play": "play",
+            "exchange": "play",
+            "skip_play": "play",
+            "shift": "shift",
+            "skip_shift": "shift",
+            "draw": "draw",
+            "build": "build",
+            "combine": "build",
+            "skip_build": "build",
+            "move": "move",
+            "end_moves": "move",
+            "trade": "upkeep",
+            "pay_upkeep": "upkeep",
+            "offer": "upkeep",
+            "accept_offer": "barter",
+            "decline_offer": "barter",
         }.get(kind)
         if kind == "draw" and phase == "deal":
-            return IllegalAction("pile_rule", "In the beginners' deal the fourth card comes from a non-empty "
-                                 "middle or far pile (asteroids … pluto).", rule="set-up")
+            return IllegalAction(
+                "pile_rule",
+                "In the beginners' deal the fourth card comes from a non-empty middle or far pile (asteroids … pluto).",
+                rule="set-up",
+            )
         if expected != phase:
-            return IllegalAction("wrong_phase", f"{kind!r} is not possible in phase {phase!r} of the turn.",
-                                 rule="four phases")
+            return IllegalAction(
+                "wrong_phase", f"{kind!r} is not possible in phase {phase!r} of the turn.", rule="four phases"
+            )
         if kind == "draw":
             return IllegalAction("pile_rule", f"The pile {action.get('pile')!r} is empty.", rule="phase 1")
         if kind in ("shift", "skip_shift"):
             if state["shift_forced"] is not None:
-                return IllegalAction("orbit_kept", f"Your vehicle {state['shift_forced']} lost its orbit on the new "
-                                     "card and must move to another orbit of that card.", rule="phase 1")
-            return IllegalAction("shift_rule", "Shift one own vehicle on the card just played to another orbit "
-                                 "carried by that card and not held by another explorer.", rule="phase 1")
+                return IllegalAction(
+                    "orbit_kept",
+                    f"Your vehicle {state['shift_forced']} lost its orbit on the new "
+                    "card and must move to another orbit of that card.",
+                    rule="phase 1",
+                )
+            return IllegalAction(
+                "shift_rule",
+                "Shift one own vehicle on the card just played to another orbit "
+                "carried by that card and not held by another explorer.",
+                rule="phase 1",
+            )
         if kind in ("play", "exchange"):
             if action.get("card") not in state["hands"][seat]:
-                return IllegalAction("card_not_in_hand", f"Card {action.get('card')!r} is not in your hand.",
-                                     rule="phase 1")
+                return IllegalAction(
+                    "card_not_in_hand", f"Card {action.get('card')!r} is not in your hand.", rule="phase 1"
+                )
         if kind == "exchange" and self._first_play(state):
-            return IllegalAction("first_play", "The first explorer must lay his highest Earth card on Earth.",
-                                 rule="start of the game")
+            return IllegalAction(
+                "first_play", "The first explorer must lay his highest Earth card on Earth.", rule="start of the game"
+            )
         if kind == "play":
             card = R.CARDS[action["card"]]
             if self._first_play(state):
-                return IllegalAction("first_play", "The first explorer must lay his highest Earth card on Earth.",
-                                     rule="start of the game")
+                return IllegalAction(
+                    "first_play",
+                    "The first explorer must lay his highest Earth card on Earth.",
+                    rule="start of the game",
+                )
             pos = R.POS_INDEX.get(action.get("position"), -1)
             if action.get("flip") and not state["opts"]["beginners"]:
-                return IllegalAction("upside_down", "Cards may be played upside down only in the beginners' variant.",
-                                     rule="beginners' variant")
+                return IllegalAction(
+                    "upside_down",
+                    "Cards may be played upside down only in the beginners' variant.",
+                    rule="beginners' variant",
+                )
             if card.wild and pos not in R.WILD_POSITIONS:
-                return IllegalAction("wild_position", "A wild card is a planet/asteroid card: Mercury to Saturn only.",
-                                     rule="wild card")
+                return IllegalAction(
+                    "wild_position", "A wild card is a planet/asteroid card: Mercury to Saturn only.", rule="wild card"
+                )
             if not card.wild and pos != card.pos:
-                return IllegalAction("wrong_position", f"{card.id} belongs to {R.POSITIONS[card.pos]}.",
-                                     rule="phase 1")
+                return IllegalAction("wrong_position", f"{card.id} belongs to {R.POSITIONS[card.pos]}.", rule="phase 1")
             t = state["table"]
             if not (t[pos] or (pos > 0 and t[pos - 1]) or (pos + 1 < R.NPOS and t[pos + 1])):
-                return IllegalAction("placement_rule", "A card goes on or beside an already revealed card.",
-                                     rule="phase 1")
+                return IllegalAction(
+                    "placement_rule", "A card goes on or beside an already revealed card.", rule="phase 1"
+                )
             why = self._orbits_kept(state, seat, pos, card.masks(bool(action.get("flip")))[0])
             if why == "orbit_kept":
-                return IllegalAction("orbit_kept", "The new card must keep every orbital line on which another "
-                                     "explorer's vehicle stands.", rule="phase 1")
+                return IllegalAction(
+                    "orbit_kept",
+                    "The new card must keep every orbital line on which another explorer's vehicle stands.",
+                    rule="phase 1",
+                )
             if why:
-                return IllegalAction("orbit_kept", "Only one own vehicle may change orbit on the new card, and it "
-                                     "needs a free orbit there.", rule="phase 1")
+                return IllegalAction(
+                    "orbit_kept",
+                    "Only one own vehicle may change orbit on the new card, and it needs a free orbit there.",
+                    rule="phase 1",
+                )
         if kind == "build":
             if len([v for v in state["vehicles"] if v["owner"] == seat]) >= R.MAX_VEHICLES:
-                return IllegalAction("vehicle_limit", f"Each explorer has {R.MAX_VEHICLES} dice (vehicles).",
-                                     rule="phase 2")
-            return IllegalAction("no_free_orbit", "A ship is built on a free orbital line of the Earth card.",
-                                 rule="phase 2")
+                return IllegalAction(
+                    "vehicle_limit", f"Each explorer has {R.MAX_VEHICLES} dice (vehicles).", rule="phase 2"
+                )
+            return IllegalAction(
+                "no_free_orbit", "A ship is built on a free orbital line of the Earth card.", rule="phase 2"
+            )
         if kind == "combine":
-            return IllegalAction("combine_rule", "Combine 2 ships into a station, or a station and a ship or 3 ships "
-                                 "into a factory, all on the same meeting point since the start of the turn.",
-                                 rule="phase 2")
+            return IllegalAction(
+                "combine_rule",
+                "Combine 2 ships into a station, or a station and a ship or 3 ships "
+                "into a factory, all on the same meeting point since the start of the turn.",
+                rule="phase 2",
+            )
         if kind == "move":
             vid = action.get("vehicle")
             if vid in state["moved"]:
@@ -955,19 +1031,35 @@ class Esploratore(Game):
                 return IllegalAction("not_your_vehicle", f"You have no vehicle {vid!r}.", rule="phase 3")
             if mine[0]["kind"] != "ship" and R.POS_INDEX.get(action.get("position")) != mine[0]["pos"]:
                 return IllegalAction("movement_rule", "Stations and factories only change orbit.", rule="phase 3")
-            return IllegalAction("movement_rule", "Ships move along an unbroken orbital line to another card or change "
-                                 "orbit on their card; no slot held by another explorer.", rule="phase 3")
+            return IllegalAction(
+                "movement_rule",
+                "Ships move along an unbroken orbital line to another card or change "
+                "orbit on their card; no slot held by another explorer.",
+                rule="phase 3",
+            )
         if kind == "offer":
-            return IllegalAction("barter_rule", "Barter only with an explorer (asked once per turn) who has a vehicle "
-                                 "on a meeting point of a planet where you have one, for a resource you are short "
-                                 "of, 1:1 for your shortfall.", rule="upkeep variant")
+            return IllegalAction(
+                "barter_rule",
+                "Barter only with an explorer (asked once per turn) who has a vehicle "
+                "on a meeting point of a planet where you have one, for a resource you are short "
+                "of, 1:1 for your shortfall.",
+                rule="upkeep variant",
+            )
         if kind == "accept_offer":
-            return IllegalAction("barter_rule", "You do not hold enough of the requested resource.",
-                                 rule="upkeep variant")
+            return IllegalAction(
+                "barter_rule", "You do not hold enough of the requested resource.", rule="upkeep variant"
+            )
         if kind == "trade":
             if self._barter_partners(state, seat):
-                return IllegalAction("trade_rule", "The government trades only when barter is not possible: first "
-                                     "offer a barter to each explorer you meet at a planet.", rule="upkeep variant")
-            return IllegalAction("trade_rule", f"Trade {R.TRADE_FACTOR} of a resource you hold for 1 you are short of.",
-                                 rule="upkeep variant")
+                return IllegalAction(
+                    "trade_rule",
+                    "The government trades only when barter is not possible: first "
+                    "offer a barter to each explorer you meet at a planet.",
+                    rule="upkeep variant",
+                )
+            return IllegalAction(
+                "trade_rule",
+                f"Trade {R.TRADE_FACTOR} of a resource you hold for 1 you are short of.",
+                rule="upkeep variant",
+            )
         return super().explain(state, seat, action)

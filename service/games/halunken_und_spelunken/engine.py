@@ -85,9 +85,21 @@ class HalunkenUndSpelunken(Game):
         ),
     )
     action_types = (
-        ActionType("place_captain", "Set-up: place your captain on a free space and take the top card of its tavern.", {"space": _SPACE}),
-        ActionType("place_black_jack", "Set-up (holder of the lowest start card): place Black Jack on a free space.", {"space": _SPACE}),
-        ActionType("bid", "Auction: offer one of your pirate cards for Black Jack (takes back your previous offer).", {"card": _CARD}),
+        ActionType(
+            "place_captain",
+            "Set-up: place your captain on a free space and take the top card of its tavern.",
+            {"space": _SPACE},
+        ),
+        ActionType(
+            "place_black_jack",
+            "Set-up (holder of the lowest start card): place Black Jack on a free space.",
+            {"space": _SPACE},
+        ),
+        ActionType(
+            "bid",
+            "Auction: offer one of your pirate cards for Black Jack (takes back your previous offer).",
+            {"card": _CARD},
+        ),
         ActionType("pass", "Auction: pass (you are out of this auction).", {}),
         ActionType("play", "Commit one movement card from your hand, face down.", {"card": _MOVEMENT}),
         ActionType(
@@ -95,7 +107,11 @@ class HalunkenUndSpelunken(Game):
             "Two-player variant, Black Jack's controller: commit a movement card from Black Jack's deck, face down.",
             {"card": _MOVEMENT},
         ),
-        ActionType("rum", "Declare the movement value of your Rum card (1-7, not revealed by another piece this round).", {"value": {"type": "integer", "minimum": 1, "maximum": 7}}),
+        ActionType(
+            "rum",
+            "Declare the movement value of your Rum card (1-7, not revealed by another piece this round).",
+            {"value": {"type": "integer", "minimum": 1, "maximum": 7}},
+        ),
         ActionType("steal", "Take this card from the captain you robbed.", {"card": _CARD}),
         ActionType(
             "decline",
@@ -107,7 +123,9 @@ class HalunkenUndSpelunken(Game):
             "Landed on Black Jack: move it to this free space beside it (you choose when both are free).",
             {"space": _SPACE},
         ),
-        ActionType("give", "Robbed by the unowned Black Jack: choose the card you hand to the harbour.", {"card": _CARD}),
+        ActionType(
+            "give", "Robbed by the unowned Black Jack: choose the card you hand to the harbour.", {"card": _CARD}
+        ),
         ActionType("take_harbour", "Landed on Black Jack: take this card from the harbour.", {"card": _CARD}),
     )
 
@@ -118,13 +136,10 @@ class HalunkenUndSpelunken(Game):
         if players == 2 and variant != TWO:
             raise InvalidOptions(
                 "invalid_option",
-                f"The {variant} game is for 3 or 4 players; with 2 players the rulebook plays "
-                "the two-player variant.",
+                f"The {variant} game is for 3 or 4 players; with 2 players the rulebook plays the two-player variant.",
             )
         if players > 2 and variant == TWO:
-            raise InvalidOptions(
-                "invalid_option", "The two-player variant is for exactly 2 players."
-            )
+            raise InvalidOptions("invalid_option", "The two-player variant is for exactly 2 players.")
 
     # -- set-up --------------------------------------------------------------------------
 
@@ -267,10 +282,7 @@ class HalunkenUndSpelunken(Game):
         high = state["auction"]["high_card"]
         floor = -1 if high is None else _card_value(high)
         two = state["variant"] == TWO
-        cards = [
-            c for c in state["collections"][seat]
-            if _card_value(c) > floor or (two and _card_value(c) == floor)
-        ]
+        cards = [c for c in state["collections"][seat] if _card_value(c) > floor or (two and _card_value(c) == floor)]
         return sorted(cards, key=_card_key)
 
     @staticmethod
@@ -281,8 +293,15 @@ class HalunkenUndSpelunken(Game):
             return
         card = stack.pop(0)
         state["collections"][seat].append(card)
-        events.append({"type": "took_tavern_card", "seat": seat, "space": space, "card": card,
-                       "next_top": stack[0] if stack and state["taverns_open"] else None})
+        events.append(
+            {
+                "type": "took_tavern_card",
+                "seat": seat,
+                "space": space,
+                "card": card,
+                "next_top": stack[0] if stack and state["taverns_open"] else None,
+            }
+        )
 
     # -- perform -------------------------------------------------------------------------
 
@@ -325,8 +344,7 @@ class HalunkenUndSpelunken(Game):
             return
         state["placer"] = None
         state["taverns_open"] = True
-        events.append({"type": "taverns_revealed",
-                       "tops": [t[0] if t else None for t in state["taverns"]]})
+        events.append({"type": "taverns_revealed", "tops": [t[0] if t else None for t in state["taverns"]]})
         if state["variant"] == INTRO:
             self._start_round(state, events)
         else:
@@ -347,7 +365,10 @@ class HalunkenUndSpelunken(Game):
             starter = self._highest_start(state)
         state["phase"] = "auction"
         state["auction"] = {
-            "starter": starter, "turn": starter, "high_card": None, "high_seat": None,
+            "starter": starter,
+            "turn": starter,
+            "high_card": None,
+            "high_seat": None,
             "out": [False] * state["players"],
         }
 
@@ -361,9 +382,7 @@ class HalunkenUndSpelunken(Game):
             a["out"][seat] = True
             events.append({"type": "passed", "seat": seat})
         active = [s for s in range(n) if not a["out"][s]]
-        over = (a["high_seat"] is None and not active) or (
-            a["high_seat"] is not None and active == [a["high_seat"]]
-        )
+        over = (a["high_seat"] is None and not active) or (a["high_seat"] is not None and active == [a["high_seat"]])
         if not over:
             t = seat
             while True:
@@ -472,7 +491,9 @@ class HalunkenUndSpelunken(Game):
         start = state["pos"][seat]
         dest = (start + op["steps"]) % n
         state["pos"][seat] = dest
-        events.append({"type": "captain_moved", "seat": seat, "from_space": start, "to_space": dest, "steps": op["steps"]})
+        events.append(
+            {"type": "captain_moved", "seat": seat, "from_space": start, "to_space": dest, "steps": op["steps"]}
+        )
         self._take_tavern(state, seat, dest, events)
         landing: list[dict[str, Any]] = []
         other = self._captain_at(state, dest, ignore=seat)
@@ -488,8 +509,14 @@ class HalunkenUndSpelunken(Game):
         if len(cols[thief]) <= len(cols[victim]) and cols[victim]:
             self._set_pending(state, {"kind": "steal", "seat": thief, "victim": victim}, events)
         else:
-            events.append({"type": "no_robbery", "seat": thief, "victim": victim,
-                           "reason": "the newcomer holds more pirate cards" if cols[victim] else "nothing to take"})
+            events.append(
+                {
+                    "type": "no_robbery",
+                    "seat": thief,
+                    "victim": victim,
+                    "reason": "the newcomer holds more pirate cards" if cols[victim] else "nothing to take",
+                }
+            )
 
     def _op_push(self, state, op, events) -> None:
         seat = op["seat"]
@@ -508,7 +535,7 @@ class HalunkenUndSpelunken(Game):
         self._set_pending(state, pending, events)
 
     def _op_push_black_jack(self, state, op, events) -> None:
-        """"Infine, Black Jack viene spostato in uno spazio libero adiacente": one space either
+        """ "Infine, Black Jack viene spostato in uno spazio libero adiacente": one space either
         way, the captain who landed choosing when both are free; with neither free it stays."""
         start = state["bj"]
         n = _data()["spaces"]
@@ -545,8 +572,17 @@ class HalunkenUndSpelunken(Game):
             who = self._captain_at(state, space)
         state["bj"] = space
         c = state["controller"]
-        events.append({"type": "black_jack_moved", "from_space": start, "to_space": space, "steps": steps,
-                       "overtaken": overtaken, "ended_on": ended_on, "controller": c})
+        events.append(
+            {
+                "type": "black_jack_moved",
+                "from_space": start,
+                "to_space": space,
+                "steps": steps,
+                "overtaken": overtaken,
+                "ended_on": ended_on,
+                "controller": c,
+            }
+        )
         if state["variant"] == TWO:
             victims = [] if ended_on is None or ended_on == c else [ended_on]
         else:
@@ -568,8 +604,14 @@ class HalunkenUndSpelunken(Game):
                 pending["optional"] = True
             self._set_pending(state, pending, events)
         else:
-            events.append({"type": "no_robbery", "seat": c, "victim": victim,
-                           "reason": "the victim holds fewer pirate cards than Black Jack's controller"})
+            events.append(
+                {
+                    "type": "no_robbery",
+                    "seat": c,
+                    "victim": victim,
+                    "reason": "the victim holds fewer pirate cards than Black Jack's controller",
+                }
+            )
 
     def _op_end_round(self, state, op, events) -> None:
         state["reveal"] = None
@@ -587,8 +629,14 @@ class HalunkenUndSpelunken(Game):
         cols = state["collections"]
         if kind == "rum":
             state["reveal"]["values"][p["piece"]] = action["value"]
-            events.append({"type": "rum_value", "piece": p["piece"] if p["piece"] == BJ else int(p["piece"]),
-                           "seat": seat, "value": action["value"]})
+            events.append(
+                {
+                    "type": "rum_value",
+                    "piece": p["piece"] if p["piece"] == BJ else int(p["piece"]),
+                    "seat": seat,
+                    "value": action["value"],
+                }
+            )
         elif kind == "steal":
             victim = p["victim"]
             cols[victim].remove(action["card"])
@@ -597,8 +645,9 @@ class HalunkenUndSpelunken(Game):
         elif kind == "decline":
             events.append({"type": "theft_declined", "seat": seat, "victim": p["victim"]})
         elif kind == "move_black_jack":
-            events.append({"type": "black_jack_pushed", "seat": seat, "from_space": state["bj"],
-                           "to_space": action["space"]})
+            events.append(
+                {"type": "black_jack_pushed", "seat": seat, "from_space": state["bj"], "to_space": action["space"]}
+            )
             state["bj"] = action["space"]
         elif kind == "give":
             cols[seat].remove(action["card"])
@@ -637,7 +686,9 @@ class HalunkenUndSpelunken(Game):
             "committed": [c is not None for c in state["commits"]],
             "controller": state["controller"],
             "last_controller": state["last_controller"],
-            "reveal": None if state["reveal"] is None else {
+            "reveal": None
+            if state["reveal"] is None
+            else {
                 "cards": dict(state["reveal"]["cards"]),
                 "cancelled": list(state["reveal"]["cancelled"]),
                 "values": dict(state["reveal"]["values"]),
@@ -702,37 +753,54 @@ class HalunkenUndSpelunken(Game):
             "choose": ("play", "play_black_jack"),
         }.get(phase)
         if expected is None and state["pending"] is not None:
-            expected = {"rum": ("rum",), "steal": ("steal", "decline"), "give": ("give",),
-                        "harbour": ("take_harbour", "steal"),
-                        "black_jack_step": ("move_black_jack",)}[state["pending"]["kind"]]
+            expected = {
+                "rum": ("rum",),
+                "steal": ("steal", "decline"),
+                "give": ("give",),
+                "harbour": ("take_harbour", "steal"),
+                "black_jack_step": ("move_black_jack",),
+            }[state["pending"]["kind"]]
         if expected is not None and kind not in expected:
             return IllegalAction("wrong_phase", f"Now ({phase}) the legal action types are: {', '.join(expected)}.")
         if kind in ("place_captain", "place_black_jack"):
-            return IllegalAction("space_occupied", "Pieces are placed on a free space in front of a tavern (0-13) only.")
+            return IllegalAction(
+                "space_occupied", "Pieces are placed on a free space in front of a tavern (0-13) only."
+            )
         if kind == "bid":
             card = action.get("card")
             if card not in state["collections"][seat]:
                 return IllegalAction("card_not_owned", "You can bid only one of your own pirate cards.")
             if state["variant"] == TWO:
-                return IllegalAction("bid_too_low", "In the two-player variant a bid must be at least as high as the current one.")
+                return IllegalAction(
+                    "bid_too_low", "In the two-player variant a bid must be at least as high as the current one."
+                )
             return IllegalAction("bid_too_low", "A raise must be a card of higher value than the current bid.")
         if kind == "play":
             if state["commits"][seat] is not None:
-                return IllegalAction("already_committed", "You have already committed your movement card for this round.")
+                return IllegalAction(
+                    "already_committed", "You have already committed your movement card for this round."
+                )
             return IllegalAction("card_not_in_hand", "You can play only a movement card still in your hand.")
         if kind == "play_black_jack":
             if state["variant"] != TWO or seat != state["controller"]:
-                return IllegalAction("not_controller", "Only Black Jack's controller in the two-player variant chooses its card.")
+                return IllegalAction(
+                    "not_controller", "Only Black Jack's controller in the two-player variant chooses its card."
+                )
             if state["bj_commit"] is not None:
                 return IllegalAction("already_committed", "Black Jack's card is already committed this round.")
             return IllegalAction("card_not_in_deck", "That card is no longer in Black Jack's deck.")
         if kind == "rum":
-            return IllegalAction("rum_value_taken", "Rum must take a value from 1 to 7 that no other piece revealed this round.")
+            return IllegalAction(
+                "rum_value_taken", "Rum must take a value from 1 to 7 that no other piece revealed this round."
+            )
         if kind in ("steal", "give", "take_harbour"):
             return IllegalAction("card_not_available", "That card is not among the cards you may take or give now.")
         if kind == "decline":
-            return IllegalAction("theft_not_optional", "Only Black Jack's controller in the two-player variant may leave a theft.")
+            return IllegalAction(
+                "theft_not_optional", "Only Black Jack's controller in the two-player variant may leave a theft."
+            )
         if kind == "move_black_jack":
-            return IllegalAction("space_not_beside_black_jack",
-                                 "Black Jack moves to a free space directly beside it, never farther.")
+            return IllegalAction(
+                "space_not_beside_black_jack", "Black Jack moves to a free space directly beside it, never farther."
+            )
         return super().explain(state, seat, action)

@@ -69,10 +69,7 @@ def tiles() -> dict[int, dict[str, Any]]:
 
 def place(tile: dict[str, Any], at: tuple[int, int], rotation: int) -> list[tuple[int, int]]:
     """The board positions of a tile's hexes with its first hex at ``at``."""
-    return [
-        (at[0] + dq, at[1] + dr)
-        for dq, dr in (rotate(q, r, rotation) for q, r in tile["hexes"])
-    ]
+    return [(at[0] + dq, at[1] + dr) for dq, dr in (rotate(q, r, rotation) for q, r in tile["hexes"])]
 
 
 def build_board(placements: list[dict[str, Any]], craters: list[dict[str, Any]]) -> dict[str, Any]:
@@ -103,11 +100,7 @@ def tile_of_hex(placements: list[dict[str, Any]]) -> dict[str, int]:
 def _tile_of_hex(placements: tuple[tuple[int, tuple[int, int], int], ...]) -> tuple[tuple[str, int], ...]:
     """Cached by map: a match asks at every view, with the same few placements."""
     data = tiles()
-    return tuple(
-        (key(q, r), tile)
-        for tile, at, rotation in placements
-        for q, r in place(data[tile], at, rotation)
-    )
+    return tuple((key(q, r), tile) for tile, at, rotation in placements for q, r in place(data[tile], at, rotation))
 
 
 def standard_map() -> dict[str, Any]:
@@ -216,9 +209,7 @@ def generate_map(rng: Rng) -> list[dict[str, Any]] | None:
             return None
         put(t, *choice)
     for t in inner:
-        touching = sum(
-            1 for o in inner if o != t and _adjacent(cells_of[t], set(cells_of[o]))
-        )
+        touching = sum(1 for o in inner if o != t and _adjacent(cells_of[t], set(cells_of[o])))
         if touching < 2:
             return None
     if has_hole(land):
@@ -236,9 +227,7 @@ def generate_map(rng: Rng) -> list[dict[str, Any]] | None:
     rest = list(range(9, 23))
     rng.shuffle(rest)
     while True:
-        exposed = sorted(
-            {(q + dq, r + dr) for q, r in inner_cells for dq, dr in DIRS} - land
-        )
+        exposed = sorted({(q + dq, r + dr) for q, r in inner_cells for dq, dr in DIRS} - land)
         if not exposed:
             break
         target = rng.choice(exposed)
@@ -259,11 +248,7 @@ def generate_map(rng: Rng) -> list[dict[str, Any]] | None:
 
 def coast_hexes(hexes: dict[str, Any]) -> list[str]:
     """Land hexes (not volcanoes) with at least one sea neighbour."""
-    return sorted(
-        k
-        for k, h in hexes.items()
-        if h["volcano"] is None and any(n not in hexes for n in neighbours(k))
-    )
+    return sorted(k for k, h in hexes.items() if h["volcano"] is None and any(n not in hexes for n in neighbours(k)))
 
 
 def choose_bays(hexes: dict[str, Any], players: int, rng: Rng) -> list[list[str]]:

@@ -279,11 +279,7 @@ class IsolaDeiVulcani(Game):
                 if own_moai:
                     for i in free_geysers.get(k, ()):
                         out.append({"type": "erect", "geyser": i})
-            if (
-                not state["bought_prayer"]
-                and state["supply"]["prayer"] > 0
-                and ap >= 1 + me["prayer"]
-            ):
+            if not state["bought_prayer"] and state["supply"]["prayer"] > 0 and ap >= 1 + me["prayer"]:
                 out.append({"type": "buy_prayer"})
         if self._enclosed_parts(state):
             out.append({"type": "claim_sinking"})
@@ -549,11 +545,7 @@ class IsolaDeiVulcani(Game):
         villages = self._villages_in_tile(state, tile, p)
         if villages == 0:
             return 1
-        moai = sum(
-            1
-            for g in state["geysers"]
-            if not g["sunk"] and g["moai"] == p and hexes[g["hex"]]["tile"] == tile
-        )
+        moai = sum(1 for g in state["geysers"] if not g["sunk"] and g["moai"] == p and hexes[g["hex"]]["tile"] == tile)
         return moai * villages
 
     def _score_moai(self, state, p: int, gi: int, events) -> None:
@@ -631,14 +623,7 @@ class IsolaDeiVulcani(Game):
         part = self._sinking_part(state, parts, rng, events)
         hexes = state["hexes"]
         pset = set(part)
-        targets = sorted(
-            {
-                n
-                for k in part
-                for n in B.neighbours(k)
-                if n in hexes and n not in pset
-            }
-        )
+        targets = sorted({n for k in part for n in B.neighbours(k) if n in hexes and n not in pset})
         holders = []
         if targets:
             holders = [s for s in range(state["players"]) if any(hexes[k]["colonists"][s] for k in part)]
@@ -696,9 +681,7 @@ class IsolaDeiVulcani(Game):
                 if g["moai"] is not None:
                     pl[g["moai"]]["moai"] += 1
                     g["moai"] = None
-        state["cracks"] = [
-            e for e in state["cracks"] if not any(h in pset for h in e.split("|"))
-        ]
+        state["cracks"] = [e for e in state["cracks"] if not any(h in pset for h in e.split("|"))]
         gone = []
         for v, k in list(state["volcanoes"].items()):
             if k in pset:
@@ -709,9 +692,7 @@ class IsolaDeiVulcani(Game):
             del hexes[k]
         if late:
             pl[actor]["score"] += _rules()["scoring"]["late_sinking"]
-        events.append(
-            {"type": "sunk", "hexes": part, "volcanoes": sorted(gone), "saved": saved, "late": late}
-        )
+        events.append({"type": "sunk", "hexes": part, "volcanoes": sorted(gone), "saved": saved, "late": late})
         if len(state["volcanoes"]) <= 2 and not state["final_round"]:
             state["final_round"] = True
             state["end_reason"] = "two_volcanoes_or_fewer"
@@ -773,10 +754,7 @@ class IsolaDeiVulcani(Game):
         if not state["over"]:
             return None
         final = state["final"]
-        keys = [
-            (f["total"], f["colonists_on_board"], f["villages_on_board"], f["moai_on_board"])
-            for f in final
-        ]
+        keys = [(f["total"], f["colonists_on_board"], f["villages_on_board"], f["moai_on_board"]) for f in final]
         ranks = [1 + sum(1 for o in keys if o > k) for k in keys]
         return {
             "scores": [f["total"] for f in final],
@@ -884,13 +862,19 @@ class IsolaDeiVulcani(Game):
         d = state["decision"]
         if d is not None:
             if d["kind"] == "prayer" and t not in ("pray", "accept_loss"):
-                return no("decision_pending", "An eruption waits for prayer tokens: 'pray' or 'accept_loss'.", "eruption")
+                return no(
+                    "decision_pending", "An eruption waits for prayer tokens: 'pray' or 'accept_loss'.", "eruption"
+                )
             if d["kind"] == "rescue" and t not in ("rescue", "abandon"):
                 return no("decision_pending", "Part of the island is sinking: 'rescue' or 'abandon'.", "sinking")
             if t == "pray":
                 if state["pl"][seat]["prayer"] <= 0:
                     return no("no_prayer_token", "You hold no prayer token.", "prayer tokens")
-                return no("nothing_to_save", "Prayer saves one village or lying Moai not yet saved, of the given owner, on a hex the lava is about to cover.", "eruption")
+                return no(
+                    "nothing_to_save",
+                    "Prayer saves one village or lying Moai not yet saved, of the given owner, on a hex the lava is about to cover.",
+                    "eruption",
+                )
             if t == "rescue":
                 return no("not_adjacent", "Saved colonists go onto a hex adjacent to the sinking part.", "sinking")
             return super().explain(state, seat, action)
@@ -898,7 +882,11 @@ class IsolaDeiVulcani(Game):
             return no("no_decision", "No eruption or sinking is waiting for a decision.", "turn order")
         cost = {"build": 2, "buy_prayer": 1 + state["pl"][seat]["prayer"]}.get(t, 1)
         if t != "end_turn" and t != "claim_sinking" and state["ap"] < cost:
-            return no("not_enough_action_points", f"'{t}' costs {cost} action point(s); {state['ap']} left this turn.", "action points")
+            return no(
+                "not_enough_action_points",
+                f"'{t}' costs {cost} action point(s); {state['ap']} left this turn.",
+                "action points",
+            )
         hexes = state["hexes"]
         if t == "buy_prayer":
             if state["bought_prayer"]:
@@ -907,7 +895,9 @@ class IsolaDeiVulcani(Game):
         if t in ("move", "move_moai"):
             src, dst = action.get("from"), action.get("to")
             if src == "boat":
-                return no("not_landing_bay", "A colonist leaves the boat only onto a hex of your landing bay.", "landing")
+                return no(
+                    "not_landing_bay", "A colonist leaves the boat only onto a hex of your landing bay.", "landing"
+                )
             if src not in hexes or hexes[src]["colonists"][seat] <= 0:
                 return no("no_colonist", "You have no colonist on that hex.", "moving colonists")
             if dst not in hexes:
@@ -917,7 +907,11 @@ class IsolaDeiVulcani(Game):
             if B.edge(src, dst) in state["cracks"]:
                 return no("crack", "Colonists may never cross a crack.", "moving colonists")
             if t == "move_moai" and hexes[dst]["volcano"] is not None:
-                return no("not_a_space", "A Moai is left lying on a hex with room for it, never on a volcano.", "moving a Moai")
+                return no(
+                    "not_a_space",
+                    "A Moai is left lying on a hex with room for it, never on a volcano.",
+                    "moving a Moai",
+                )
             if t == "move_moai":
                 return no("no_moai", "You have no lying Moai on that hex to move.", "moving a Moai")
         if t in ("build", "carve", "create"):
@@ -929,7 +923,11 @@ class IsolaDeiVulcani(Game):
             if t == "create" and seat not in h["villages"]:
                 return no("no_village", "A colonist is created on a hex with your village.", "create a colonist")
             if t == "create":
-                return no("area_limit", "In an area you may create per turn only as many colonists as your villages there.", "create a colonist")
+                return no(
+                    "area_limit",
+                    "In an area you may create per turn only as many colonists as your villages there.",
+                    "create a colonist",
+                )
             return no("supply_empty", f"No piece left in your supply for '{t}'.", t)
         if t == "erect":
             gi = action.get("geyser")

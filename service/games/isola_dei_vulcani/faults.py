@@ -98,9 +98,7 @@ def _grow(land: list[str], cores: list[set[str]]) -> dict[str, int]:
 
 
 def _boundary(cell: dict[str, int]) -> set[str]:
-    return {
-        B.edge(k, n) for k, c in cell.items() for n in B.neighbours(k) if n in cell and cell[n] != c
-    }
+    return {B.edge(k, n) for k, c in cell.items() for n in B.neighbours(k) if n in cell and cell[n] != c}
 
 
 def _smooth(cell: dict[str, int], movable: list[tuple[str, list[str]]]) -> None:

@@ -63,8 +63,7 @@ class TheGame(Game):
             "professional",
             "bool",
             False,
-            "Versione per professionisti: play at least three cards a turn instead of two "
-            "while the draw pile lasts.",
+            "Versione per professionisti: play at least three cards a turn instead of two while the draw pile lasts.",
         ),
         Option(
             "smaller_hands",
@@ -98,8 +97,7 @@ class TheGame(Game):
         ),
         ActionType(
             "accept_starter",
-            "Before the first turn: agree with the proposal on the table; when every seat "
-            "agrees, that seat starts.",
+            "Before the first turn: agree with the proposal on the table; when every seat agrees, that seat starts.",
         ),
         ActionType(
             "play",
@@ -122,8 +120,7 @@ class TheGame(Game):
         if options["first_seat"] != AGREE and options["first_seat"] >= players:
             raise InvalidOptions(
                 "invalid_option",
-                f"first_seat must be a seat of this match (0–{players - 1}), "
-                f"not {options['first_seat']}.",
+                f"first_seat must be a seat of this match (0–{players - 1}), not {options['first_seat']}.",
             )
 
     def setup(self, players: int, options: dict[str, Any], rng: Rng) -> State:
@@ -139,8 +136,7 @@ class TheGame(Game):
             "hands": hands,
             "deck": deck[players * hand_size :],
             "piles": [
-                {"direction": p["direction"], "top": p["start"], "count": 0, "burning": None}
-                for p in data["piles"]
+                {"direction": p["direction"], "top": p["start"], "count": 0, "burning": None} for p in data["piles"]
             ],
             "turn": None,
             "agreement": None,
@@ -211,8 +207,11 @@ class TheGame(Game):
             return False
         card, p = action["card"], action["pile"]
         return (
-            type(card) is int and type(p) is int and card in state["hands"][seat]
-            and 0 <= p < len(state["piles"]) and P.fits(state["piles"][p], card, rules()["backwards_step"])
+            type(card) is int
+            and type(p) is int
+            and card in state["hands"][seat]
+            and 0 <= p < len(state["piles"])
+            and P.fits(state["piles"][p], card, rules()["backwards_step"])
         )
 
     def explain(self, state: State, seat: int, action: Action) -> IllegalAction:
@@ -271,9 +270,7 @@ class TheGame(Game):
             return IllegalAction(
                 "already_proposed", "That seat is already proposed: accept_starter agrees with it.", rule="who starts"
             )
-        return IllegalAction(
-            "no_such_seat", f"Seat {action['seat']!r} is not a seat of this match.", rule="who starts"
-        )
+        return IllegalAction("no_such_seat", f"Seat {action['seat']!r} is not a seat of this match.", rule="who starts")
 
     # -- moves -----------------------------------------------------------------------------
 
@@ -313,9 +310,7 @@ class TheGame(Game):
         fire = state["options"]["on_fire"] and card in data["fire_cards"]
         pile["burning"] = 0 if fire else None
         state["played"] += 1
-        events.append(
-            {"type": "played", "seat": seat, "card": card, "pile": p, "backwards": backwards, "fire": fire}
-        )
+        events.append({"type": "played", "seat": seat, "card": card, "pile": p, "backwards": backwards, "fire": fire})
         owed = self.minimum(state) - state["played"]
         if owed > 0 and not P.can_lay(state["hands"][seat], state["piles"], owed, data["backwards_step"]):
             self._finish(state, "stuck", events)
@@ -373,9 +368,9 @@ class TheGame(Game):
             "hand_counts": [len(h) for h in state["hands"]],
             "draw_pile": len(state["deck"]),
             "turn": state["turn"],
-            "starter_agreement": None if state["agreement"] is None else {
-                k: (list(v) if isinstance(v, list) else v) for k, v in state["agreement"].items()
-            },
+            "starter_agreement": None
+            if state["agreement"] is None
+            else {k: (list(v) if isinstance(v, list) else v) for k, v in state["agreement"].items()},
             "played_this_turn": state["played"],
             "minimum": self.minimum(state),
             "cards_left": cards_left(state),

@@ -17,8 +17,28 @@ from typing import Any
 from service.engine import ActionType, Game, IllegalAction, Rng
 from service.games.viaggio.board import BLOCKING, Board
 from service.games.viaggio.data import (
-    ADVENTURES, BISCUIT, BOARDS, BONUSES, CARDS, COLOURS, EQUIP, EVENTS, FLEX, FLEX_COPIES, FOSSILS, GAME_ID, LAVA,
-    LIMIT, LIQUID, LUCK, MAX_CARDS, MIX, MOVE_EQUIP, PER_TOKEN, SCORING, fossil_points,
+    ADVENTURES,
+    BISCUIT,
+    BOARDS,
+    BONUSES,
+    CARDS,
+    COLOURS,
+    EQUIP,
+    EVENTS,
+    FLEX,
+    FLEX_COPIES,
+    FOSSILS,
+    GAME_ID,
+    LAVA,
+    LIMIT,
+    LIQUID,
+    LUCK,
+    MAX_CARDS,
+    MIX,
+    MOVE_EQUIP,
+    PER_TOKEN,
+    SCORING,
+    fossil_points,
 )
 from service.games.viaggio.payments import canonical, discovery_payments, explorer_payments
 
@@ -34,33 +54,64 @@ _COLOUR_LIST = {"type": "array", "items": _COLOUR, "maxItems": 3}
 _PAY_LIST = {"type": "array", "items": _COLOUR, "minItems": 1, "maxItems": MAX_CARDS}
 
 ACTION_TYPES = (
-    ActionType("draw", "Draw one card (the first draw commits the turn to 'draw 3 cards').",
-               {"source": {"enum": DRAW_SOURCES}}),
+    ActionType(
+        "draw", "Draw one card (the first draw commits the turn to 'draw 3 cards').", {"source": {"enum": DRAW_SOURCES}}
+    ),
     ActionType("discard", "Discard one card of the hand that is over its limit.", {"card": {"enum": CARD_NAMES}}),
-    ActionType("choose", "Start a move: phase 1 the explorer of this colour, phase 2 the raft with cards of this colour.",
-               {"colour": _COLOUR}),
+    ActionType(
+        "choose",
+        "Start a move: phase 1 the explorer of this colour, phase 2 the raft with cards of this colour.",
+        {"colour": _COLOUR},
+    ),
     ActionType("step", "Move the pending explorer/raft one space (to a cell id 'row,col' or 'end').", {"to": _S}),
     ActionType("play_equipment", "Play an equipment card from the hand during the move.", {"card": _MOVE_EQ}),
-    ActionType("play_flexible", "Play the kept event 'Uso flessibile' as this equipment card: in a move as a movement "
-               "card, in the lava flow as the revealed equipment type.", {"as": _EQUIP}),
+    ActionType(
+        "play_flexible",
+        "Play the kept event 'Uso flessibile' as this equipment card: in a move as a movement "
+        "card, in the lava flow as the revealed equipment type.",
+        {"as": _EQUIP},
+    ),
     ActionType("play_mix", "Play the kept event 'Miscela di colori': explorer cards of any colour pay this move.", {}),
     ActionType("finish", "End the move on the current space and pay its cost in cards of the move's colour.", {}),
-    ActionType("finish_mixed", "End the move after 'Miscela di colori' and pay its cost with these explorer cards "
-               "(any order).", {"colours": _PAY_LIST}),
-    ActionType("discover", "Make the discovery: 'cards' are the equipment cards paid from the hand (any order), "
-               "'flexible' how many kept 'Uso flessibile' cards stand in for missing ones, 'lamp' adds the mover's "
-               "Ruhmkorff lamp (paid by a lamp card in 'cards' or an 'Uso flessibile').",
-               {"cards": {"type": "array", "items": _EQUIP, "maxItems": 4},
-                "flexible": {"type": "integer", "minimum": 0, "maximum": FLEX_COPIES},
-                "lamp": {"type": "boolean"}}),
+    ActionType(
+        "finish_mixed",
+        "End the move after 'Miscela di colori' and pay its cost with these explorer cards (any order).",
+        {"colours": _PAY_LIST},
+    ),
+    ActionType(
+        "discover",
+        "Make the discovery: 'cards' are the equipment cards paid from the hand (any order), "
+        "'flexible' how many kept 'Uso flessibile' cards stand in for missing ones, 'lamp' adds the mover's "
+        "Ruhmkorff lamp (paid by a lamp card in 'cards' or an 'Uso flessibile').",
+        {
+            "cards": {"type": "array", "items": _EQUIP, "maxItems": 4},
+            "flexible": {"type": "integer", "minimum": 0, "maximum": FLEX_COPIES},
+            "lamp": {"type": "boolean"},
+        },
+    ),
     ActionType("pass_discovery", "Do not make the discovery offered.", {}),
-    ActionType("lamp_return", "Ruhmkorff lamp: put one of the fossils just drawn on the bottom of the deck.", {"fossil": _FOSSIL}),
-    ActionType("return_fossil", "'Possibilita favorevole': put one of your fossils on the bottom of the deck.", {"fossil": _FOSSIL}),
+    ActionType(
+        "lamp_return",
+        "Ruhmkorff lamp: put one of the fossils just drawn on the bottom of the deck.",
+        {"fossil": _FOSSIL},
+    ),
+    ActionType(
+        "return_fossil",
+        "'Possibilita favorevole': put one of your fossils on the bottom of the deck.",
+        {"fossil": _FOSSIL},
+    ),
     ActionType("keep_fossils", "'Possibilita favorevole': stop returning and draw as many fossils as returned.", {}),
-    ActionType("accept_adventure", "Pay the explorer cards of the sea adventure (colours, any order) and take its reward.",
-               {"colours": _COLOUR_LIST}),
+    ActionType(
+        "accept_adventure",
+        "Pay the explorer cards of the sea adventure (colours, any order) and take its reward.",
+        {"colours": _COLOUR_LIST},
+    ),
     ActionType("decline_adventure", "Let the sea adventure pass to the next player.", {}),
-    ActionType("protect", "Discard these explorer cards (any order) to protect yourself from the ball lightning.", {"colours": _COLOUR_LIST}),
+    ActionType(
+        "protect",
+        "Discard these explorer cards (any order) to protect yourself from the ball lightning.",
+        {"colours": _COLOUR_LIST},
+    ),
     ActionType("take_strike", "Let the ball lightning strike you (you lose one fossil).", {}),
     ActionType("lose_fossil", "Lose one fossil card of this type.", {"fossil": _FOSSIL}),
     ActionType("use_luck", "Discard the kept event 'Colpo di fortuna' instead of losing 1 or 2 fossils.", {}),
@@ -108,8 +159,13 @@ class Viaggio(Game):
             "over": False,
             "hands": hands,
             "display": display,
-            "decks": {"explorer": explorer, "equipment": equipment, "fossil": fossils, "event": events,
-                      "adventure": adventures},
+            "decks": {
+                "explorer": explorer,
+                "equipment": equipment,
+                "fossil": fossils,
+                "event": events,
+                "adventure": adventures,
+            },
             "discards": {"explorer": {c: 0 for c in COLOURS}, "equipment": {t: 0 for t in EQUIP}},
             "fossils": [{f: 0 for f in FOSSILS} for _ in range(players)],
             "water": [water["start_each"]] * players,
@@ -190,9 +246,23 @@ class Viaggio(Game):
 
     def _new_move(self, state: dict[str, Any], seat: int, colour: str) -> dict[str, Any]:
         pos = state["explorers"][colour] if state["phase"] == 1 else state["raft"]
-        return {"kind": "move", "seat": seat, "colour": colour, "from": pos, "at": pos, "path": [],
-                "normal": 0, "rocks": [], "played": {t: 0 for t in MOVE_EQUIP}, "flex": {t: 0 for t in MOVE_EQUIP},
-                "ropes_used": 0, "compasses_used": 0, "mix": False, "springs": 0, "events": 0}
+        return {
+            "kind": "move",
+            "seat": seat,
+            "colour": colour,
+            "from": pos,
+            "at": pos,
+            "path": [],
+            "normal": 0,
+            "rocks": [],
+            "played": {t: 0 for t in MOVE_EQUIP},
+            "flex": {t: 0 for t in MOVE_EQUIP},
+            "ropes_used": 0,
+            "compasses_used": 0,
+            "mix": False,
+            "springs": 0,
+            "events": 0,
+        }
 
     @staticmethod
     def _cost(mv: dict[str, Any], pickaxe: bool) -> int:
@@ -222,7 +292,9 @@ class Viaggio(Game):
             for as_biscuits in range(wild - as_pickaxe + 1):
                 with_pick = pick or as_pickaxe == 1
                 budget = min(MAX_CARDS, real) + BISCUIT * (biscuits + as_biscuits)
-                out.append((budget - self._cost(mv, with_pick), ropes, comps, with_pick, wild - as_pickaxe - as_biscuits))
+                out.append(
+                    (budget - self._cost(mv, with_pick), ropes, comps, with_pick, wild - as_pickaxe - as_biscuits)
+                )
         return out
 
     def _occupied(self, state: dict[str, Any], mv: dict[str, Any]) -> frozenset[str]:
@@ -237,8 +309,18 @@ class Viaggio(Game):
         kind = board.kind(cid)
         return board.depth(cid) > start_depth and kind not in BLOCKING and kind != "start" and cid not in occupied
 
-    def _completable(self, board: Board, cid: str, left: int, ropes: int, comps: int, pick: bool, wild: int,
-                     start_depth: int, occupied: frozenset[str]) -> bool:
+    def _completable(
+        self,
+        board: Board,
+        cid: str,
+        left: int,
+        ropes: int,
+        comps: int,
+        pick: bool,
+        wild: int,
+        start_depth: int,
+        occupied: frozenset[str],
+    ) -> bool:
         """Whether a move standing on ``cid`` can still end legally with ``left`` explorer cards,
         these ropes and compasses, and ``wild`` cards that may stand for either."""
         memo: dict[tuple[str, int, int, int, int], bool] = {}
@@ -251,7 +333,9 @@ class Viaggio(Game):
                 return memo[key]
             memo[key] = False
             result = False
-            for nb, diag, cost, roped in self._steps(board, cid, left, pick, comps > 0 or wild > 0, ropes > 0 or wild > 0):
+            for nb, diag, cost, roped in self._steps(
+                board, cid, left, pick, comps > 0 or wild > 0, ropes > 0 or wild > 0
+            ):
                 r, c, w = ropes, comps, wild
                 if roped:
                     r, w = (r - 1, w) if r > 0 else (r, w - 1)
@@ -303,8 +387,9 @@ class Viaggio(Game):
         out: list[str] = []
         for left, ropes, comps, pick, wild in self._resources(state, mv):
             for nb, diag, cost, roped in self._steps(board, mv["at"], left, pick, comp_ready, rope_ready):
-                if nb not in out and self._completable(board, nb, left - cost, ropes - roped, comps - diag, pick, wild,
-                                                       start_depth, occupied):
+                if nb not in out and self._completable(
+                    board, nb, left - cost, ropes - roped, comps - diag, pick, wild, start_depth, occupied
+                ):
                     out.append(nb)
         return out
 
@@ -350,8 +435,10 @@ class Viaggio(Game):
             acts.append({"type": "play_mix"})
         need = self._finish_need(state, mv)
         if need is not None and mv["mix"]:
-            acts += [{"type": "finish_mixed", "colours": p} for p in explorer_payments(state["hands"][seat]["explorer"],
-                                                                                     {"any": need})]
+            acts += [
+                {"type": "finish_mixed", "colours": p}
+                for p in explorer_payments(state["hands"][seat]["explorer"], {"any": need})
+            ]
         elif need is not None:
             acts.append({"type": "finish"})
         return acts
@@ -360,8 +447,9 @@ class Viaggio(Game):
 
     def _discover_options(self, state: dict[str, Any], task: dict[str, Any]) -> list[dict[str, Any]]:
         seat = task["seat"]
-        return discovery_payments(task["symbols"], state["hands"][seat]["equipment"],
-                                  state["kept"][seat].count(FLEX), task["lamp"])
+        return discovery_payments(
+            task["symbols"], state["hands"][seat]["equipment"], state["kept"][seat].count(FLEX), task["lamp"]
+        )
 
     # ------------------------------------------------------------------ losses
 
@@ -385,7 +473,9 @@ class Viaggio(Game):
         return out
 
     def _loss_actions(self, state: dict[str, Any], task: dict[str, Any], seat: int) -> list[dict[str, Any]]:
-        acts: list[dict[str, Any]] = [{"type": "lose_fossil", "fossil": f} for f, n in state["fossils"][seat].items() if n > 0]
+        acts: list[dict[str, Any]] = [
+            {"type": "lose_fossil", "fossil": f} for f, n in state["fossils"][seat].items() if n > 0
+        ]
         return acts + self._loss_options(state, task, seat)
 
     @staticmethod
@@ -411,8 +501,15 @@ class Viaggio(Game):
             if entry["left"] <= 0 or not kinds:
                 del task["seats"][key]
 
-    def _push_loss(self, state: dict[str, Any], losses: dict[int, int], why: str, equip: str | None,
-                   events: list[dict[str, Any]], at: int = 0) -> None:
+    def _push_loss(
+        self,
+        state: dict[str, Any],
+        losses: dict[int, int],
+        why: str,
+        equip: str | None,
+        events: list[dict[str, Any]],
+        at: int = 0,
+    ) -> None:
         seats = {str(s): {"left": k, "total": k} for s, k in sorted(losses.items()) if k > 0}
         if seats:
             state["tasks"].insert(at, {"kind": "loss", "why": why, "equip": equip, "seats": seats})
@@ -474,7 +571,9 @@ class Viaggio(Game):
                 drawn = self._draw_fossils(state, head["returned"])
                 for f in drawn:
                     state["fossils"][seat][f] += 1
-                events.append({"type": "fossils_drawn", "seat": seat, "fossils": drawn, "why": "possibilita_favorevole"})
+                events.append(
+                    {"type": "fossils_drawn", "seat": seat, "fossils": drawn, "why": "possibilita_favorevole"}
+                )
                 tasks.pop(0)
         elif kind == "offer":
             card = ADVENTURES[head["card"]]
@@ -548,8 +647,9 @@ class Viaggio(Game):
             state["hands"][seat]["explorer"][c] -= 1
             state["discards"]["explorer"][c] += 1
 
-    def _do_draw(self, state: dict[str, Any], task: dict[str, Any], source: str, rng: Rng,
-                 events: list[dict[str, Any]]) -> None:
+    def _do_draw(
+        self, state: dict[str, Any], task: dict[str, Any], source: str, rng: Rng, events: list[dict[str, Any]]
+    ) -> None:
         seat = task["seat"]
         hand = state["hands"][seat]
         if source.startswith("display:"):
@@ -572,8 +672,9 @@ class Viaggio(Game):
 
     # ------------------------------------------------------------------ the move
 
-    def _perform_move(self, state: dict[str, Any], mv: dict[str, Any], action: dict[str, Any], rng: Rng,
-                      events: list[dict[str, Any]]) -> None:
+    def _perform_move(
+        self, state: dict[str, Any], mv: dict[str, Any], action: dict[str, Any], rng: Rng, events: list[dict[str, Any]]
+    ) -> None:
         seat = mv["seat"]
         typ = action["type"]
         eq = state["hands"][seat]["equipment"]
@@ -618,8 +719,9 @@ class Viaggio(Game):
             assert need is not None
             self._finish_move(state, mv, [mv["colour"]] * need, events)
 
-    def _finish_move(self, state: dict[str, Any], mv: dict[str, Any], paid: list[str],
-                     events: list[dict[str, Any]]) -> None:
+    def _finish_move(
+        self, state: dict[str, Any], mv: dict[str, Any], paid: list[str], events: list[dict[str, Any]]
+    ) -> None:
         seat, colour, at = mv["seat"], mv["colour"], mv["at"]
         self._pay_explorer(state, seat, paid)
         for t in MOVE_EQUIP:
@@ -633,8 +735,18 @@ class Viaggio(Game):
             state["water"][seat] += got_water
         else:
             state["raft"] = at
-        events.append({"type": "moved", "seat": seat, "colour": colour, "from": mv["from"], "dest": at,
-                       "path": mv["path"], "cards": paid, "water": got_water})
+        events.append(
+            {
+                "type": "moved",
+                "seat": seat,
+                "colour": colour,
+                "from": mv["from"],
+                "dest": at,
+                "path": mv["path"],
+                "cards": paid,
+                "water": got_water,
+            }
+        )
         board = BOARDS[phase]
         follow: list[dict[str, Any]] = []
         if at == "end":
@@ -653,8 +765,9 @@ class Viaggio(Game):
         follow.append({"kind": "end_turn", "seat": seat})
         state["tasks"][0:1] = follow
 
-    def _do_discover(self, state: dict[str, Any], task: dict[str, Any], action: dict[str, Any],
-                     events: list[dict[str, Any]]) -> None:
+    def _do_discover(
+        self, state: dict[str, Any], task: dict[str, Any], action: dict[str, Any], events: list[dict[str, Any]]
+    ) -> None:
         seat = task["seat"]
         eq = state["hands"][seat]["equipment"]
         paid = list(action["cards"])
@@ -668,8 +781,16 @@ class Viaggio(Game):
         state["tasks"].pop(0)
         if action["lamp"]:
             back = min(2, max(0, len(drawn) - n))
-            events.append({"type": "discovered", "seat": seat, "paid": paid, "flexible": action["flexible"],
-                           "lamp": True, "drawn": len(drawn)})
+            events.append(
+                {
+                    "type": "discovered",
+                    "seat": seat,
+                    "paid": paid,
+                    "flexible": action["flexible"],
+                    "lamp": True,
+                    "drawn": len(drawn),
+                }
+            )
             events.append({"type": "lamp_drawn", "seat": seat, "fossils": drawn, "to": [seat]})
             lamp = {"kind": "lamp", "seat": seat, "drawn": drawn, "back": back}
             if back:
@@ -679,8 +800,16 @@ class Viaggio(Game):
         else:
             for f in drawn:
                 state["fossils"][seat][f] += 1
-            events.append({"type": "discovered", "seat": seat, "paid": paid, "flexible": action["flexible"],
-                           "lamp": False, "fossils": drawn})
+            events.append(
+                {
+                    "type": "discovered",
+                    "seat": seat,
+                    "paid": paid,
+                    "flexible": action["flexible"],
+                    "lamp": False,
+                    "fossils": drawn,
+                }
+            )
 
     def _lamp_keep(self, state: dict[str, Any], task: dict[str, Any], events: list[dict[str, Any]]) -> None:
         seat = task["seat"]
@@ -778,7 +907,9 @@ class Viaggio(Game):
         state["turn"] = nxt
         tasks.insert(0, {"kind": "turn", "seat": nxt})
 
-    def _resolve_event(self, state: dict[str, Any], task: dict[str, Any], rng: Rng, events: list[dict[str, Any]]) -> None:
+    def _resolve_event(
+        self, state: dict[str, Any], task: dict[str, Any], rng: Rng, events: list[dict[str, Any]]
+    ) -> None:
         tasks = state["tasks"]
         deck = state["decks"]["event"]
         seat = task["seat"]
@@ -825,8 +956,16 @@ class Viaggio(Game):
             for _ in range(cards):
                 state["kept"][seat].remove(LIQUID)
             lose = max(0, fossils - PER_TOKEN * (tokens + 2 * cards))
-            events.append({"type": "water_check", "seat": seat, "fossils": fossils, "tokens_used": tokens,
-                           "liquid_used": cards, "to_lose": lose})
+            events.append(
+                {
+                    "type": "water_check",
+                    "seat": seat,
+                    "fossils": fossils,
+                    "tokens_used": tokens,
+                    "liquid_used": cards,
+                    "to_lose": lose,
+                }
+            )
             if lose:
                 losses[seat] = lose
         self._push_loss(state, losses, "water", None, events)
@@ -870,12 +1009,14 @@ class Viaggio(Game):
 
     def score_detail(self, state: dict[str, Any], seat: int) -> dict[str, int]:
         detail = fossil_points(state["fossils"][seat])
-        detail.update({
-            "bonuses": sum(BONUSES[b]["points"] for b in state["bonuses"][seat]),
-            "sightings": sum(ADVENTURES[s]["points"] for s in state["sightings"][seat]),
-            "water": SCORING["water_token"] * state["water"][seat],
-            "permanenza": SCORING["permanenza_unused"] * state["kept"][seat].count(LIQUID),
-        })
+        detail.update(
+            {
+                "bonuses": sum(BONUSES[b]["points"] for b in state["bonuses"][seat]),
+                "sightings": sum(ADVENTURES[s]["points"] for s in state["sightings"][seat]),
+                "water": SCORING["water_token"] * state["water"][seat],
+                "permanenza": SCORING["permanenza_unused"] * state["kept"][seat].count(LIQUID),
+            }
+        )
         detail["total"] = sum(detail.values())
         detail["fossil_cards"] = _count(state["fossils"][seat])
         return detail
@@ -891,9 +1032,16 @@ class Viaggio(Game):
         keys = [(d["total"], d["fossil_cards"]) for d in details]
         ranks = [1 + sum(1 for k in keys if k > mine) for mine in keys]
         winners = [s for s, r in enumerate(ranks) if r == 1]
-        return {"scores": scores, "ranks": ranks, "winners": winners,
-                "detail": {"per_seat": details, "tie_break": "fossil card count, then shared",
-                           "end_reason": state["end_reason"]}}
+        return {
+            "scores": scores,
+            "ranks": ranks,
+            "winners": winners,
+            "detail": {
+                "per_seat": details,
+                "tie_break": "fossil card count, then shared",
+                "end_reason": state["end_reason"],
+            },
+        }
 
     # ------------------------------------------------------------------ views
 
@@ -901,15 +1049,17 @@ class Viaggio(Game):
         players = []
         for s in range(state["players"]):
             hand = state["hands"][s]
-            players.append({
-                "fossils": dict(state["fossils"][s]),
-                "fossil_count": _count(state["fossils"][s]),
-                "water": state["water"][s],
-                "kept_count": len(state["kept"][s]),
-                "bonuses": list(state["bonuses"][s]),
-                "sightings": list(state["sightings"][s]),
-                "hand_sizes": {"explorer": _count(hand["explorer"]), "equipment": _count(hand["equipment"])},
-            })
+            players.append(
+                {
+                    "fossils": dict(state["fossils"][s]),
+                    "fossil_count": _count(state["fossils"][s]),
+                    "water": state["water"][s],
+                    "kept_count": len(state["kept"][s]),
+                    "bonuses": list(state["bonuses"][s]),
+                    "sightings": list(state["sightings"][s]),
+                    "hand_sizes": {"explorer": _count(hand["explorer"]), "equipment": _count(hand["equipment"])},
+                }
+            )
         v: dict[str, Any] = {
             "phase": state["phase"],
             "turn": state["turn"],
@@ -927,8 +1077,11 @@ class Viaggio(Game):
         if seat is not None:
             v["seat"] = seat
             hand = state["hands"][seat]
-            v["hand"] = {"explorer": dict(hand["explorer"]), "equipment": dict(hand["equipment"]),
-                         "kept": list(state["kept"][seat])}
+            v["hand"] = {
+                "explorer": dict(hand["explorer"]),
+                "equipment": dict(hand["equipment"]),
+                "kept": list(state["kept"][seat]),
+            }
         return v
 
     def _public_task(self, state: dict[str, Any], viewer: int | None) -> dict[str, Any] | None:
@@ -938,11 +1091,21 @@ class Viaggio(Game):
         kind = head["kind"]
         if kind == "move":
             pick = head["played"]["pickaxe"] > 0
-            return {"kind": "move", "seat": head["seat"], "colour": head["colour"], "from": head["from"],
-                    "at": head["at"], "path": list(head["path"]), "cost": self._cost(head, pick),
-                    "cost_with_pickaxe": self._cost(head, True), "played": dict(head["played"]),
-                    "mix": head["mix"], "springs": head["springs"], "events": head["events"],
-                    "cards_needed": max(1, self._cost(head, pick) - BISCUIT * head["played"]["biscuits"])}
+            return {
+                "kind": "move",
+                "seat": head["seat"],
+                "colour": head["colour"],
+                "from": head["from"],
+                "at": head["at"],
+                "path": list(head["path"]),
+                "cost": self._cost(head, pick),
+                "cost_with_pickaxe": self._cost(head, True),
+                "played": dict(head["played"]),
+                "mix": head["mix"],
+                "springs": head["springs"],
+                "events": head["events"],
+                "cards_needed": max(1, self._cost(head, pick) - BISCUIT * head["played"]["biscuits"]),
+            }
         if kind == "lamp":
             out = {"kind": "lamp", "seat": head["seat"], "back": head["back"], "drawn_count": len(head["drawn"])}
             if viewer == head["seat"]:
@@ -965,60 +1128,110 @@ class Viaggio(Game):
         kind = head["kind"]
         typ = action.get("type")
         expected = {
-            "turn": "draw or choose", "draw": "draw", "discard": "discard", "move": "step, play_equipment, "
-            "play_flexible, play_mix, finish or finish_mixed", "discover": "discover or pass_discovery",
-            "lamp": "lamp_return", "favorable": "return_fossil or keep_fossils",
-            "offer": "accept_adventure or decline_adventure", "lightning": "protect or take_strike",
+            "turn": "draw or choose",
+            "draw": "draw",
+            "discard": "discard",
+            "move": "step, play_equipment, play_flexible, play_mix, finish or finish_mixed",
+            "discover": "discover or pass_discovery",
+            "lamp": "lamp_return",
+            "favorable": "return_fossil or keep_fossils",
+            "offer": "accept_adventure or decline_adventure",
+            "lightning": "protect or take_strike",
             "loss": "lose_fossil, use_luck, discard_equipment or play_flexible",
         }.get(kind, "nothing")
         allowed = {a["type"] for a in self.legal_actions(state, seat)}
         if typ not in allowed:
-            return IllegalAction("illegal_action", f"Now the decision is '{kind}': the actions allowed are {expected}.",
-                                 rule="turn structure")
+            return IllegalAction(
+                "illegal_action",
+                f"Now the decision is '{kind}': the actions allowed are {expected}.",
+                rule="turn structure",
+            )
         if typ == "draw":
-            return IllegalAction("illegal_action", f"Cannot draw from {action.get('source')!r}: that pile or display card "
-                                 "is not available (draw 3 cards from the display and the two decks).", rule="draw 3 cards")
+            return IllegalAction(
+                "illegal_action",
+                f"Cannot draw from {action.get('source')!r}: that pile or display card "
+                "is not available (draw 3 cards from the display and the two decks).",
+                rule="draw 3 cards",
+            )
         if typ == "discard":
-            return IllegalAction("card_not_in_hand", "You can discard only a card of the hand over its limit "
-                                 "(10 explorer, 5 equipment cards).", rule="hand limit")
+            return IllegalAction(
+                "card_not_in_hand",
+                "You can discard only a card of the hand over its limit (10 explorer, 5 equipment cards).",
+                rule="hand limit",
+            )
         if typ == "choose":
-            return IllegalAction("illegal_action", f"The {action.get('colour')} move is impossible: a move uses 1 to 5 "
-                                 "explorer cards of that colour and must end lower (phase 2: nearer the far shore) "
-                                 "on a free space.", rule="move one explorer")
+            return IllegalAction(
+                "illegal_action",
+                f"The {action.get('colour')} move is impossible: a move uses 1 to 5 "
+                "explorer cards of that colour and must end lower (phase 2: nearer the far shore) "
+                "on a free space.",
+                rule="move one explorer",
+            )
         if typ == "step" and kind == "move":
             board = BOARDS[state["phase"]]
             to = action.get("to")
             if to not in board.cells or (to not in board.ortho[head["at"]] and to not in board.diag[head["at"]]):
-                return IllegalAction("illegal_action", f"{to!r} is not a space you can step to from {head['at']}: steps go "
-                                     "down or sideways (never up, granite cannot be crossed), diagonally only with a compass.",
-                                     rule="movement")
+                return IllegalAction(
+                    "illegal_action",
+                    f"{to!r} is not a space you can step to from {head['at']}: steps go "
+                    "down or sideways (never up, granite cannot be crossed), diagonally only with a compass.",
+                    rule="movement",
+                )
             if board.kind(to) in BLOCKING:
-                return IllegalAction("illegal_action", "Crossing a chasm or whirlpool needs a rope card played for it, and "
-                                     "the move cannot end there.", rule="rope")
+                return IllegalAction(
+                    "illegal_action",
+                    "Crossing a chasm or whirlpool needs a rope card played for it, and the move cannot end there.",
+                    rule="rope",
+                )
             if to in board.diag[head["at"]]:
-                return IllegalAction("illegal_action", "A diagonal step needs a compass card played for it.", rule="compass")
-            return IllegalAction("illegal_action", "This step cannot be paid or leaves no way to end the move legally "
-                                 "(at most 5 explorer cards, +2 per biscuits card; rocks cost 1 card per rock "
-                                 "without a pickaxe; one explorer per space).", rule="movement cost")
+                return IllegalAction(
+                    "illegal_action", "A diagonal step needs a compass card played for it.", rule="compass"
+                )
+            return IllegalAction(
+                "illegal_action",
+                "This step cannot be paid or leaves no way to end the move legally "
+                "(at most 5 explorer cards, +2 per biscuits card; rocks cost 1 card per rock "
+                "without a pickaxe; one explorer per space).",
+                rule="movement cost",
+            )
         if typ == "finish":
-            return IllegalAction("illegal_action", "The move cannot end here: it must end lower than it began, not on a "
-                                 "chasm/whirlpool or an occupied space, and its cost must be paid with at most 5 explorer "
-                                 "cards (play pickaxe/biscuits first).", rule="end of move")
+            return IllegalAction(
+                "illegal_action",
+                "The move cannot end here: it must end lower than it began, not on a "
+                "chasm/whirlpool or an occupied space, and its cost must be paid with at most 5 explorer "
+                "cards (play pickaxe/biscuits first).",
+                rule="end of move",
+            )
         if typ == "discover":
-            return IllegalAction("illegal_action", "A discovery is paid with equipment cards you hold matching the "
-                                 "symbols of the space (same number, same symbols, a star is any card), each kept "
-                                 "'Uso flessibile' standing for one card; only the mover may add a lamp. The order of "
-                                 "'cards' does not matter.", rule="discovery")
+            return IllegalAction(
+                "illegal_action",
+                "A discovery is paid with equipment cards you hold matching the "
+                "symbols of the space (same number, same symbols, a star is any card), each kept "
+                "'Uso flessibile' standing for one card; only the mover may add a lamp. The order of "
+                "'cards' does not matter.",
+                rule="discovery",
+            )
         if typ == "finish_mixed":
             need = self._finish_need(state, head) if kind == "move" else None
-            return IllegalAction("illegal_action", f"After 'Miscela di colori' the move is paid with exactly {need} "
-                                 "explorer cards you hold, of any colours, in any order.", rule="miscela di colori")
+            return IllegalAction(
+                "illegal_action",
+                f"After 'Miscela di colori' the move is paid with exactly {need} "
+                "explorer cards you hold, of any colours, in any order.",
+                rule="miscela di colori",
+            )
         if typ in ("accept_adventure", "protect"):
             cost = ADVENTURES[head["card"]]["cost"]
-            return IllegalAction("illegal_action", f"The cards paid must be ones you hold and match the card's cost "
-                                 f"{cost} (in any order).", rule="sea adventure")
+            return IllegalAction(
+                "illegal_action",
+                f"The cards paid must be ones you hold and match the card's cost {cost} (in any order).",
+                rule="sea adventure",
+            )
         if typ == "play_flexible":
-            return IllegalAction("illegal_action", "'Uso flessibile' needs a kept copy; in a move it stands for a rope, "
-                                 "pickaxe (once per move), compass or biscuits; in the lava flow only for the revealed "
-                                 "equipment type, before any fossil of that loss is lost.", rule="uso flessibile")
+            return IllegalAction(
+                "illegal_action",
+                "'Uso flessibile' needs a kept copy; in a move it stands for a rope, "
+                "pickaxe (once per move), compass or biscuits; in the lava flow only for the revealed "
+                "equipment type, before any fossil of that loss is lost.",
+                rule="uso flessibile",
+            )
         return IllegalAction("illegal_action", f"{typ!r} with these values is not legal now (decision: {kind}).")

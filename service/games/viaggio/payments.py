@@ -40,11 +40,16 @@ def explorer_payments(hand: dict[str, int], cost: dict[str, Any]) -> list[list[s
     if "same" in cost:
         n = cost["same"]
         return [[c] * n for c in COLOURS if hand[c] >= n]
-    return [list(combo) for combo in combinations_with_replacement(COLOURS, cost["any"])
-            if all(hand[c] >= combo.count(c) for c in set(combo))]
+    return [
+        list(combo)
+        for combo in combinations_with_replacement(COLOURS, cost["any"])
+        if all(hand[c] >= combo.count(c) for c in set(combo))
+    ]
 
 
-def discovery_payments(symbols: list[str], equipment: dict[str, int], wild: int, lamp_allowed: bool) -> list[dict[str, Any]]:
+def discovery_payments(
+    symbols: list[str], equipment: dict[str, int], wild: int, lamp_allowed: bool
+) -> list[dict[str, Any]]:
     """Every way to pay a discovery's ``symbols`` as ``discover`` actions: which equipment
     cards leave the hand, how many of the ``wild`` kept *Uso flessibile* cards stand in for
     missing ones (each for one card), and whether a lamp is added (the mover only). A fixed

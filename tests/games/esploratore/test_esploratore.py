@@ -175,8 +175,10 @@ RULEBOOK_YIELDS = {
 def test_yield_table_matches_rulebook() -> None:
     for pos, expected in RULEBOOK_YIELDS.items():
         assert R.YIELD[P[pos]] == [expected.get(r, 0) for r in R.RESOURCES], pos
-    assert [sum(R.YIELD[P[p]]) for p in ("mercury", "venus", "earth", "mars", "asteroids", "jupiter",
-                                          "saturn", "uranus", "neptune", "pluto")] == [6, 5, 4, 5, 7, 8, 12, 14, 16, 20]
+    assert [
+        sum(R.YIELD[P[p]])
+        for p in ("mercury", "venus", "earth", "mars", "asteroids", "jupiter", "saturn", "uranus", "neptune", "pluto")
+    ] == [6, 5, 4, 5, 7, 8, 12, 14, 16, 20]
 
 
 def _card_with(pos: int, line: int, meeting: bool = False) -> str | None:
@@ -674,9 +676,22 @@ def test_view_shows_table_vehicles_and_score_sheet() -> None:
     _inner_line(state)
     vehicle(state, 0, "mars", 0, "station")
     view = GAME.view(state, 0)
-    assert view["positions"][P["mars"]]["top"] == {"card": "MAR-1", "flip": False, "lines": [0, 1, 2, 4, 5], "meeting": [0, 4]}
-    assert view["vehicles"][0] == {"id": 0, "owner": 0, "kind": "station", "multiplier": 2, "position": "mars",
-                                   "line": 0, "meeting_point": True, "connected": True}
+    assert view["positions"][P["mars"]]["top"] == {
+        "card": "MAR-1",
+        "flip": False,
+        "lines": [0, 1, 2, 4, 5],
+        "meeting": [0, 4],
+    }
+    assert view["vehicles"][0] == {
+        "id": 0,
+        "owner": 0,
+        "kind": "station",
+        "multiplier": 2,
+        "position": "mars",
+        "line": 0,
+        "meeting_point": True,
+        "connected": True,
+    }
     assert set(view["score_sheet"]) == {"resources", "totals", "this_round", "rounds"}
     assert len(view["hand"]) == 4 and "hand" not in GAME.view(state, None)
     assert view["positions"][P["pluto"]]["pile"] == 7

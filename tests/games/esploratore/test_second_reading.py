@@ -108,8 +108,12 @@ def _meeting_play(state: dict, seat: int, legal: list[dict], appears: bool) -> d
 
 
 def test_a_meeting_point_that_appears_during_the_turn_does_not_allow_combining() -> None:
-    r = reach(lambda s, seat, legal: _meeting_play(s, seat, legal, appears=True) is not None,
-              players=3, seeds=range(400), randomness=0.3)
+    r = reach(
+        lambda s, seat, legal: _meeting_play(s, seat, legal, appears=True) is not None,
+        players=3,
+        seeds=range(400),
+        randomness=0.3,
+    )
     pos, line, ids = _pair(r.state, r.seat)
     seat = r.seat
     r.act(_meeting_play(r.state, r.seat, r.legal, appears=True))
@@ -124,8 +128,12 @@ def test_a_meeting_point_that_appears_during_the_turn_does_not_allow_combining()
 
 
 def test_vehicles_on_a_meeting_point_at_the_turn_start_combine_even_if_a_play_removed_it() -> None:
-    r = reach(lambda s, seat, legal: _meeting_play(s, seat, legal, appears=False) is not None,
-              players=3, seeds=range(400), randomness=0.3)
+    r = reach(
+        lambda s, seat, legal: _meeting_play(s, seat, legal, appears=False) is not None,
+        players=3,
+        seeds=range(400),
+        randomness=0.3,
+    )
     pos, line, ids = _pair(r.state, r.seat)
     seat = r.seat
     r.act(_meeting_play(r.state, r.seat, r.legal, appears=False))
@@ -140,13 +148,18 @@ def test_combine_accepts_the_vehicle_ids_in_any_order() -> None:
     position = r.rng.position()
     results = []
     for ids in (combine["vehicles"], list(reversed(combine["vehicles"]))):
-        state, events = GAME.apply(copy.deepcopy(r.state), r.seat, {"type": "combine", "vehicles": ids},
-                                   Rng(r.rng.seed, position))
+        state, events = GAME.apply(
+            copy.deepcopy(r.state), r.seat, {"type": "combine", "vehicles": ids}, Rng(r.rng.seed, position)
+        )
         results.append((state, events))
     assert results[0] == results[1]
     with pytest.raises(IllegalAction):  # the same vehicle twice is still no combination
-        GAME.apply(copy.deepcopy(r.state), r.seat, {"type": "combine", "vehicles": [combine["vehicles"][0]] * 2},
-                   Rng(r.rng.seed, position))
+        GAME.apply(
+            copy.deepcopy(r.state),
+            r.seat,
+            {"type": "combine", "vehicles": [combine["vehicles"][0]] * 2},
+            Rng(r.rng.seed, position),
+        )
 
 
 # -- beginners' variant: every card, wild cards included, upside down -----------------------------
@@ -191,8 +204,11 @@ def test_every_card_played_in_the_beginners_variant_may_go_upside_down() -> None
 
 def test_government_trade_only_once_no_barter_is_possible() -> None:
     def barter_before_trade(state: dict, seat: int, legal: list[dict]) -> bool:
-        return (state["phase"] == "upkeep" and any(a["type"] == "offer" for a in legal)
-                and max(state["totals"][seat]) >= R.TRADE_FACTOR)
+        return (
+            state["phase"] == "upkeep"
+            and any(a["type"] == "offer" for a in legal)
+            and max(state["totals"][seat]) >= R.TRADE_FACTOR
+        )
 
     r = reach(barter_before_trade, players=4, options={"upkeep": True}, seeds=range(300), randomness=0.2)
     seat = r.seat
@@ -230,8 +246,9 @@ def _race(players: int, seed: int) -> dict:
 @pytest.mark.parametrize("players", [2, 4])
 def test_the_250_race_with_purposeful_play_mostly_ends_before_round_12(players: int) -> None:
     outcomes = [_race(players, seed) for seed in range(12)]
-    early = [o for o in outcomes
-             if o["detail"]["end_reason"] == "reached_250" and o["detail"]["rounds_played"] < R.ROUNDS]
+    early = [
+        o for o in outcomes if o["detail"]["end_reason"] == "reached_250" and o["detail"]["rounds_played"] < R.ROUNDS
+    ]
     assert len(early) >= 9, [(o["detail"]["end_reason"], o["detail"]["rounds_played"]) for o in outcomes]
     for o in early:
         winner = o["detail"]["race_winner"]

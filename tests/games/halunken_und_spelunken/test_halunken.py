@@ -79,8 +79,18 @@ def of_type(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
 
 def test_scoring_example_majority_colour_is_doubled() -> None:
     """3 purple, 2 yellow, 5 green: the green cards are doubled."""
-    cards = ["purple-3", "purple-4", "purple-5", "yellow-1", "yellow-2",
-             "green-2", "green-3", "green-4", "green-5", "green-6"]
+    cards = [
+        "purple-3",
+        "purple-4",
+        "purple-5",
+        "yellow-1",
+        "yellow-2",
+        "green-2",
+        "green-3",
+        "green-4",
+        "green-5",
+        "green-6",
+    ]
     result = score_collection(cards)
     assert result["doubled_colour"] == "green"
     assert result["face_value"] == 12 + 3 + 20
@@ -225,7 +235,12 @@ def test_newcomer_steals_a_card_of_its_choice_and_occupant_goes_to_next_free_spa
     events = play_all(state, {0: 3, 1: 6, 2: 7})
     # seat 0 (3) lands on seat 1: takes the tavern card (2 cards), 2 <= 3: steals
     assert of_type(events, "took_tavern_card")[0] == {
-        "type": "took_tavern_card", "seat": 0, "space": 3, "card": "yellow-103", "next_top": "red-203"}
+        "type": "took_tavern_card",
+        "seat": 0,
+        "space": 3,
+        "card": "yellow-103",
+        "next_top": "red-203",
+    }
     assert GAME.to_act(state) == [0] and state["pending"]["kind"] == "steal"
     assert sorted(a["card"] for a in GAME.legal_actions(state, 0)) == ["green-9", "purple-3", "red-5"]
     events = act(state, 0, {"type": "steal", "card": "green-9"})
@@ -327,8 +342,14 @@ def test_two_player_auction_allows_equal_bids_and_ends_when_one_passes() -> None
 
 
 def test_landing_on_black_jack_takes_a_harbour_card_and_black_jack_moves_on() -> None:
-    state = crafted("standard", [0, 5, 9], [["red-4", "red-5"], ["red-6"], ["red-7"]], bj=3,
-                    harbour=["green-13"], bj_deck=[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
+    state = crafted(
+        "standard",
+        [0, 5, 9],
+        [["red-4", "red-5"], ["red-6"], ["red-7"]],
+        bj=3,
+        harbour=["green-13"],
+        bj_deck=[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+    )
     events = play_all(state, {0: 3, 1: 5, 2: 6})
     # seat 0 lands on Black Jack: tavern card, then a harbour card though Black Jack has fewer
     assert state["collections"][0] == ["red-4", "red-5", "yellow-103", "green-13"]
@@ -337,14 +358,24 @@ def test_landing_on_black_jack_takes_a_harbour_card_and_black_jack_moves_on() ->
     assert state["pending"] == {"kind": "black_jack_step", "seat": 0, "spaces": [2, 4]}
     events += act(state, 0, {"type": "move_black_jack", "space": 4})
     assert of_type(events, "black_jack_pushed")[0] == {
-        "type": "black_jack_pushed", "seat": 0, "from_space": 3, "to_space": 4}
+        "type": "black_jack_pushed",
+        "seat": 0,
+        "from_space": 3,
+        "to_space": 4,
+    }
     # then Black Jack's own move (card 1, nobody controls it): 4 -> 5 (seat 1 moved away to 10)
     assert of_type(events, "black_jack_card")[0]["card"] == 1
 
 
 def test_controlled_black_jack_robs_overtaken_captains_in_order_under_the_card_condition() -> None:
-    state = crafted("standard", [5, 6, 7], [["red-4", "red-5"], ["red-6", "red-7", "red-8"], ["yellow-9"]],
-                    bj=4, controller=0, bj_deck=[3, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12])
+    state = crafted(
+        "standard",
+        [5, 6, 7],
+        [["red-4", "red-5"], ["red-6", "red-7", "red-8"], ["yellow-9"]],
+        bj=4,
+        controller=0,
+        bj_deck=[3, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+    )
     events = play_all(state, {0: 4, 1: 4, 2: 4})  # all cancel: everybody stays and takes
     # now counts: seat 0: 3, seat 1: 4, seat 2: 2. Black Jack draws 3: 4 -> 7 is occupied -> 8.
     moved = of_type(events, "black_jack_moved")[0]
@@ -357,8 +388,14 @@ def test_controlled_black_jack_robs_overtaken_captains_in_order_under_the_card_c
 
 
 def test_unowned_black_jack_robs_everyone_it_passes_and_each_victim_chooses() -> None:
-    state = crafted("standard", [5, 6, 10], [["red-4"], ["red-6", "red-7", "red-8"], ["yellow-9"]],
-                    bj=4, controller=None, bj_deck=[4, 1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12])
+    state = crafted(
+        "standard",
+        [5, 6, 10],
+        [["red-4"], ["red-6", "red-7", "red-8"], ["yellow-9"]],
+        bj=4,
+        controller=None,
+        bj_deck=[4, 1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12],
+    )
     play_all(state, {0: 2, 1: 2, 2: 2})  # all stay
     # Black Jack 4 -> 8, passing seats 0 and 1 (seat 2 at 10 is not passed)
     assert state["pending"]["kind"] == "give" and GAME.to_act(state) == [0]
@@ -385,8 +422,9 @@ def test_standard_game_ends_after_eight_rounds_with_four_black_jack_cards_unused
 
 
 def test_two_player_controller_chooses_both_cards_and_equal_cards_keep_both_still() -> None:
-    state = crafted("two-player", [0, 6], [["red-4"], ["red-5"]], bj=3, controller=0,
-                    bj_deck=[1, 2, 3, 4, 5, 6, 7, "rum"])
+    state = crafted(
+        "two-player", [0, 6], [["red-4"], ["red-5"]], bj=3, controller=0, bj_deck=[1, 2, 3, 4, 5, 6, 7, "rum"]
+    )
     assert GAME.to_act(state) == [0, 1]
     kinds = {a["type"] for a in GAME.legal_actions(state, 0)}
     assert kinds == {"play", "play_black_jack"}
@@ -401,8 +439,9 @@ def test_two_player_controller_chooses_both_cards_and_equal_cards_keep_both_stil
 
 
 def test_two_player_black_jack_moves_in_card_order_and_robs_the_opponent() -> None:
-    state = crafted("two-player", [0, 5], [["red-4"], ["red-5", "red-6"]], bj=3, controller=0,
-                    bj_deck=[1, 2, 3, 4, 5, 6, 7, "rum"])
+    state = crafted(
+        "two-player", [0, 5], [["red-4"], ["red-5", "red-6"]], bj=3, controller=0, bj_deck=[1, 2, 3, 4, 5, 6, 7, "rum"]
+    )
     act(state, 0, {"type": "play_black_jack", "card": 2})
     events = play_all(state, {0: 1, 1: 7})
     # seat 0 (1): 0 -> 1 (2 cards); Black Jack (2): 3 -> 5 is seat 1's space -> on to 6; it
@@ -417,8 +456,15 @@ def test_two_player_black_jack_moves_in_card_order_and_robs_the_opponent() -> No
 
 
 def test_two_player_landing_on_black_jack_may_rob_its_controller_instead() -> None:
-    state = crafted("two-player", [0, 5], [["red-4", "red-6", "red-7"], ["red-5"]], bj=8, controller=0,
-                    harbour=["green-13"], bj_deck=[1, 2, 3, 4, 5, 6, 7, "rum"])
+    state = crafted(
+        "two-player",
+        [0, 5],
+        [["red-4", "red-6", "red-7"], ["red-5"]],
+        bj=8,
+        controller=0,
+        harbour=["green-13"],
+        bj_deck=[1, 2, 3, 4, 5, 6, 7, "rum"],
+    )
     act(state, 0, {"type": "play_black_jack", "card": 6})
     play_all(state, {0: 1, 1: 3})
     # seat 1 (3): 5 -> 8, Black Jack's space: harbour card or a card of the controller
@@ -431,8 +477,9 @@ def test_two_player_landing_on_black_jack_may_rob_its_controller_instead() -> No
 
 
 def test_two_player_unowned_black_jack_draws_after_both_committed() -> None:
-    state = crafted("two-player", [0, 7], [["red-4"], ["red-5"]], bj=3, controller=None,
-                    bj_deck=[4, 1, 2, 3, 5, 6, 7, "rum"])
+    state = crafted(
+        "two-player", [0, 7], [["red-4"], ["red-5"]], bj=3, controller=None, bj_deck=[4, 1, 2, 3, 5, 6, 7, "rum"]
+    )
     assert GAME.to_act(state) == [0, 1]
     assert all(a["type"] == "play" for a in GAME.legal_actions(state, 0))
     events = play_all(state, {0: 1, 1: 2})

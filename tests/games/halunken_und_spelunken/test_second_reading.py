@@ -82,7 +82,11 @@ def test_with_both_spaces_beside_black_jack_free_the_captain_who_landed_chooses(
     _, events = GAME.apply(state, lander, {"type": "move_black_jack", "space": counter_clockwise}, Rng(b"x"))
     assert state["bj"] == counter_clockwise
     assert of_type(events, "black_jack_pushed")[0] == {
-        "type": "black_jack_pushed", "seat": lander, "from_space": bj, "to_space": counter_clockwise}
+        "type": "black_jack_pushed",
+        "seat": lander,
+        "from_space": bj,
+        "to_space": counter_clockwise,
+    }
 
 
 def test_with_one_space_beside_it_free_black_jack_goes_there_even_against_the_clock() -> None:
@@ -219,6 +223,7 @@ def test_movement_order_is_lowest_first_then_ascending() -> None:
         state, more = GAME.apply(state, seat, {"type": "play", "card": card}, Rng(b"x"))
         events += more
     moved = of_type(events, "captain_moved")
-    assert [(e["seat"], e["steps"]) for e in moved] == [(1, 1), (3, 3), (2, 5), (0, 7)], \
+    assert [(e["seat"], e["steps"]) for e in moved] == [(1, 1), (3, 3), (2, 5), (0, 7)], (
         "1, 3, 5, 7 — not 1, then 7, 5, 3 as a literal 'decrescente' would give"
+    )
     assert state["pos"] == [7, 4, 11, 12]

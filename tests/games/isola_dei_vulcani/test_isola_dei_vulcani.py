@@ -479,9 +479,7 @@ def test_sinking_rescue_decisions_all_for_actor_one_for_others():
 def test_sinking_through_an_erected_moai_and_end_after_the_round():
     # 4 volcanoes; the crack of the Moai cuts off a part with 2 of them: 2 remain -> end
     cells = {k: 9 + i for i, k in enumerate(line(7))}
-    state = crafted(
-        2, cells, volcanoes={"0,0": 1, "1,0": 2, "5,0": 3, "6,0": 4}, geysers=[("3,0", 3)]
-    )
+    state = crafted(2, cells, volcanoes={"0,0": 1, "1,0": 2, "5,0": 3, "6,0": 4}, geysers=[("3,0", 3)])
     state["cracks"] = []
     state["hexes"]["3,0"]["colonists"][1] = 1
     state["hexes"]["3,0"]["moai"] = [1]

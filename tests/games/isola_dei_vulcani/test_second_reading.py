@@ -42,7 +42,7 @@ def test_standard_map_with_every_fault_cracked_leaves_cells_of_two_volcanoes():
 def test_standard_craters_are_what_the_fault_rule_draws_for_that_map():
     standard = B.standard_map()
     hexes = B.build_board(standard["placements"], [])["hexes"]
-    order = lambda cs: sorted((c["hex"], c["dir"]) for c in cs)  # noqa: E731
+    order = lambda cs: sorted((c["hex"], c["dir"]) for c in cs)
     assert order(F.design_craters(hexes)) == order(standard["craters"])
 
 
@@ -73,7 +73,9 @@ def test_taking_every_fault_edge_leaves_two_volcanoes_whatever_the_order():
         assert sum(1 for h in land.values() if h["volcano"]) <= 2
 
 
-@pytest.mark.parametrize("setup,players,seed", [("standard", 2, 1), ("standard", 3, 2), ("advanced", 2, 3), ("advanced", 4, 4)])
+@pytest.mark.parametrize(
+    "setup,players,seed", [("standard", 2, 1), ("standard", 3, 2), ("advanced", 2, 3), ("advanced", 4, 4)]
+)
 def test_bot_matches_end_by_the_rulebook_condition(setup, players, seed):
     *_, final = bot_states(players, setup, seed)
     outcome = GAME.outcome(final)
@@ -137,8 +139,10 @@ def test_final_adjacency_bonus_counts_lying_moai():
 
 def _prays_for_another(state):
     d = state["decision"]
-    return bool(d) and d["kind"] == "prayer" and any(
-        a["type"] == "pray" and a["owner"] != s for s in d["waiting"] for a in GAME.legal_actions(state, s)
+    return (
+        bool(d)
+        and d["kind"] == "prayer"
+        and any(a["type"] == "pray" and a["owner"] != s for s in d["waiting"] for a in GAME.legal_actions(state, s))
     )
 
 

@@ -94,7 +94,9 @@ def test_the_quick_check_accepts_exactly_the_listed_moves(seed: int, players: in
         for card in range(0, 102, 7):
             for pile in (-1, 0, 1, 2, 3, 4, True, 1.0):
                 candidates.append({"type": "play", "card": card, "pile": pile})
-        candidates += [{"type": "play", "card": float(a["card"]), "pile": a["pile"]} for a in legal if a["type"] == "play"]
+        candidates += [
+            {"type": "play", "card": float(a["card"]), "pile": a["pile"]} for a in legal if a["type"] == "play"
+        ]
         for other in (s for s in range(players) if s != seat):
             candidates += [{"type": "end_turn", "seat": other}]
         for action in candidates:

@@ -72,7 +72,7 @@ def test_hand_sizes_and_the_draw_pile(players: int, hand: int) -> None:
 
 
 def test_ascending_pile_example_4_8_13() -> None:
-    """"su questo mucchietto coi numeri crescenti è stato collocato prima il 4, poi l'8 e quindi il 13"."""
+    """ "su questo mucchietto coi numeri crescenti è stato collocato prima il 4, poi l'8 e quindi il 13"."""
     state = table([[4, 8, 13, 60, 70, 80]])
     for card in (4, 8, 13):
         play(state, card, UP_A)
@@ -121,10 +121,12 @@ def test_a_card_not_in_hand_is_refused() -> None:
 
 
 def test_martino_lays_four_cards_on_three_piles_then_draws_four() -> None:
-    """"Mette una carta sopra un mucchietto dei numeri crescenti, poi due carte sull'altro
+    """ "Mette una carta sopra un mucchietto dei numeri crescenti, poi due carte sull'altro
     mucchietto dei numeri crescenti e infine una carta sul mucchietto coi numeri decrescenti."
     "Martino ha giocato 4 carte, ne pesca altrettante e termina il suo turno." (three players)"""
-    state = table([[5, 10, 12, 90, 40, 41], [20, 21, 22, 23, 24, 25], [30, 31, 32, 33, 34, 35]], deck=[60, 61, 62, 63, 64])
+    state = table(
+        [[5, 10, 12, 90, 40, 41], [20, 21, 22, 23, 24, 25], [30, 31, 32, 33, 34, 35]], deck=[60, 61, 62, 63, 64]
+    )
     play(state, 5, UP_A)
     play(state, 10, UP_B)
     play(state, 12, UP_B)
@@ -190,7 +192,7 @@ def test_only_exactly_ten_goes_backwards() -> None:
 
 
 def test_backwards_moves_any_number_of_times_in_one_turn_on_different_piles() -> None:
-    """"calare normalmente una carta, poi ricorrere alla mossa al contrario, quindi calare altre
+    """ "calare normalmente una carta, poi ricorrere alla mossa al contrario, quindi calare altre
     due carte secondo le regole, usare di nuovo la mossa al contrario, giocare normalmente
     un'altra carta e così via.\""""
     state = table([[50, 40, 45, 48, 80, 90, 70, 69]], tops=(30, 1, 85, 100))
@@ -265,7 +267,10 @@ def test_laying_every_card_beats_the_game() -> None:
     outcome = GAME.outcome(state)
     assert outcome is not None and outcome["winners"] == [0, 1]
     assert outcome["detail"] | {} == {
-        "cards_left": 0, "won": True, "brilliant": True, "end_reason": "all_played",
+        "cards_left": 0,
+        "won": True,
+        "brilliant": True,
+        "end_reason": "all_played",
         "score_means": outcome["detail"]["score_means"],
     }
     assert outcome["ranks"] == [1, 1] and outcome["scores"] == [0, 0]
@@ -324,7 +329,7 @@ def first_card_leaving_one_more_but_not_two(seed: int) -> tuple[dict[str, Any], 
 
 
 def test_professionals_lose_as_soon_as_the_cards_still_owed_cannot_all_be_laid() -> None:
-    """"La partita termina appena il giocatore di turno non è in grado di calare il numero minimo
+    """ "La partita termina appena il giocatore di turno non è in grado di calare il numero minimo
     di carte": a professional who owes three cards and lays one after which only one more
     fits cannot reach the minimum any more, so the match ends there, in the middle of the turn."""
     found = next(f for f in map(first_card_leaving_one_more_but_not_two, range(20)) if f is not None)
@@ -346,7 +351,7 @@ def test_smaller_hands(players: int, hand: int) -> None:
 
 
 def test_martino_lays_the_44_and_susanna_covers_it_in_time() -> None:
-    """"è il turno di Martino, che gioca il 44. Dopo Martino tocca a Susanna. Il 44 deve essere
+    """ "è il turno di Martino, che gioca il 44. Dopo Martino tocca a Susanna. Il 44 deve essere
     coperto da Martino o al più tardi da Susanna.\""""
     martino, susanna = 0, 1
     state = table([[44, 10, 60, 70, 80, 90], [45, 46, 20, 21, 22, 23]], tops=(40, 1, 100, 100), on_fire=True)
@@ -388,11 +393,12 @@ def bot_solo_on_fire(seed: int) -> dict[str, Any]:
 
 
 def test_a_match_lost_to_fire_is_never_brilliant() -> None:
-    """"Altrimenti la partita è persa immediatamente": a match lost to an uncovered fire card is
+    """ "Altrimenti la partita è persa immediatamente": a match lost to an uncovered fire card is
     lost, however few cards are left, so it is never rated "brillante". The bot loses solo
     matches to fire with fewer than ten cards left on seeds 22 and 37 (a search over 0–299)."""
     lost = next(
-        state for state in map(bot_solo_on_fire, range(22, 40))
+        state
+        for state in map(bot_solo_on_fire, range(22, 40))
         if state["reason"] == "fire" and 0 < GAME.outcome(state)["detail"]["cards_left"] < 10
     )
     detail = GAME.outcome(lost)["detail"]

@@ -38,7 +38,13 @@ def test_after_the_deal_the_seats_look_at_their_cards_and_seat_0_opens_the_talk(
     view = GAME.view(state, 1)
     assert len(view["hand"]) == GAME.view(state, 1)["hand_counts"][1] > 0, "the cards are dealt and looked at"
     assert view["turn"] is None and view["played_this_turn"] == 0
-    assert view["starter_agreement"] == {"speaker": 0, "proposal": None, "proposer": None, "accepted": [], "proposed": []}
+    assert view["starter_agreement"] == {
+        "speaker": 0,
+        "proposal": None,
+        "proposer": None,
+        "accepted": [],
+        "proposed": [],
+    }
     assert refused(state, 0, {"type": "play", "card": state["hands"][0][0], "pile": 0}) == "starter_not_agreed"
     assert refused(state, 0, {"type": "end_turn"}) == "starter_not_agreed"
     assert refused(state, 0, {"type": "accept_starter"}) == "nothing_to_accept"
@@ -46,7 +52,9 @@ def test_after_the_deal_the_seats_look_at_their_cards_and_seat_0_opens_the_talk(
 
 def test_a_counter_proposal_replaces_the_one_on_the_table_and_wins_when_all_accept() -> None:
     state = dealt(3)
-    assert say(state, 0, {"type": "propose_starter", "seat": 2}) == [{"type": "starter_proposed", "seat": 0, "starter": 2}]
+    assert say(state, 0, {"type": "propose_starter", "seat": 2}) == [
+        {"type": "starter_proposed", "seat": 0, "starter": 2}
+    ]
     assert GAME.to_act(state) == [1]
     assert {"type": "accept_starter"} in GAME.legal_actions(state, 1)
     assert refused(state, 1, {"type": "propose_starter", "seat": 2}) == "already_proposed"

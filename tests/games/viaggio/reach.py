@@ -51,8 +51,9 @@ def players_for(seed: int) -> int:
     return 2 + seed % 3
 
 
-def reach(predicate: Predicate, seeds: Iterable[int], *, players: int | None = None,
-          bots_only: bool = False) -> Reached:
+def reach(
+    predicate: Predicate, seeds: Iterable[int], *, players: int | None = None, bots_only: bool = False
+) -> Reached:
     """The first decision of the seeded matches where ``predicate(state, seat, legal)`` holds;
     ``players`` fixes the player count (default: 2, 3, 4 by seed), ``bots_only`` seats the
     heuristic bot everywhere (purposeful lines only)."""

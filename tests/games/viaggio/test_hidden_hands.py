@@ -61,12 +61,15 @@ def test_changing_a_hidden_hand_changes_nothing_the_others_observe(players: int,
             for viewer in others:
                 assert observed(twin, viewer) == observed(state, viewer)
             try:
-                twin_after, twin_events = GAME.apply(twin, seat, copy.deepcopy(action), Rng(seed.to_bytes(32, "big"), position))
+                twin_after, twin_events = GAME.apply(
+                    twin, seat, copy.deepcopy(action), Rng(seed.to_bytes(32, "big"), position)
+                )
             except IllegalAction:
                 assert seat == changed, "only the changed seat's own choices may depend on its hand"
                 continue
-            after, events = GAME.apply(copy.deepcopy(state), seat, copy.deepcopy(action),
-                                       Rng(seed.to_bytes(32, "big"), position))
+            after, events = GAME.apply(
+                copy.deepcopy(state), seat, copy.deepcopy(action), Rng(seed.to_bytes(32, "big"), position)
+            )
             for viewer in others:
                 assert observed(twin_after, viewer, twin_events) == observed(after, viewer, events), (viewer, action)
             compared += 1

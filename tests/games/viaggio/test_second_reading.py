@@ -30,6 +30,7 @@ def head(state: dict[str, Any]) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- Uso flessibile
 
+
 def test_uso_flessibile_stands_in_for_the_revealed_equipment_in_the_lava() -> None:
     def lava_with_flexible(state: dict, seat: int, legal: list) -> bool:
         return head(state)["kind"] == "loss" and head(state)["why"] == "lava" and "play_flexible" in kinds(legal)
@@ -64,8 +65,7 @@ def test_choose_is_legal_when_only_uso_flessibile_makes_the_move_possible() -> N
     events = finish_move(r, random.Random(0))
     moved = [e for e in events if e["type"] == "moved"]
     assert moved and moved[0]["colour"] == colour, "the move could be completed"
-    assert any(e["type"] == "equipment_played" and e.get("flexible") for e in events), \
-        "and it needed the stand-in"
+    assert any(e["type"] == "equipment_played" and e.get("flexible") for e in events), "and it needed the stand-in"
 
 
 def test_two_copies_pay_two_symbols_of_one_discovery() -> None:
@@ -88,6 +88,7 @@ def test_two_copies_pay_two_symbols_of_one_discovery() -> None:
 
 # ---------------------------------------------------------------- Miscela di colori
 
+
 def test_miscela_di_colori_the_player_chooses_which_cards_pay() -> None:
     def mixed_payment_choice(state: dict, seat: int, legal: list) -> bool:
         return sum(a["type"] == "finish_mixed" for a in legal) >= 3
@@ -107,6 +108,7 @@ def test_miscela_di_colori_the_player_chooses_which_cards_pay() -> None:
 
 
 # ---------------------------------------------------------------- kept events are hidden
+
 
 def test_kept_event_cards_are_held_like_a_hand() -> None:
     def kept_drawn(state: dict, seat: int, legal: list) -> bool:
@@ -142,6 +144,7 @@ def test_a_kept_event_card_is_announced_without_its_face() -> None:
 
 
 # ---------------------------------------------------------------- lists in any order
+
 
 def test_payments_listed_in_another_order_are_accepted() -> None:
     def two_kinds_of_card(state: dict, seat: int, legal: list) -> bool:
@@ -184,6 +187,7 @@ def test_a_wrong_payment_is_refused_for_what_it_pays() -> None:
 
 
 # ---------------------------------------------------------------- re-entering the start
+
 
 def _spring_reentry(state: dict, seat: int, legal: list) -> list[dict] | None:
     """A move by ``seat`` from a spring that steps aside, comes back, then can still end."""
@@ -230,8 +234,10 @@ def test_a_move_that_comes_back_to_its_starting_spring_triggers_it() -> None:
 
 # ---------------------------------------------------------------- asking every seat concerned
 
-@pytest.mark.parametrize(("kind", "decline"), [
-    ("offer", "decline_adventure"), ("lightning", "take_strike"), ("discover", "pass_discovery")])
+
+@pytest.mark.parametrize(
+    ("kind", "decline"), [("offer", "decline_adventure"), ("lightning", "take_strike"), ("discover", "pass_discovery")]
+)
 def test_a_seat_that_cannot_pay_is_still_asked_and_may_only_decline(kind: str, decline: str) -> None:
     def cannot_pay(state: dict, seat: int, legal: list) -> bool:
         return head(state)["kind"] == kind and len(legal) == 1

@@ -18,6 +18,7 @@ RNG_SEED = b"viaggio-test"
 
 # ---------------------------------------------------------------- helpers
 
+
 def fresh(players: int = 2) -> dict:
     return GAME.setup(players, GAME.resolve_options(players, {}), Rng(RNG_SEED))
 
@@ -56,6 +57,7 @@ def fossil_total(st: dict, seat: int) -> int:
 
 
 # ---------------------------------------------------------------- contract
+
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 @pytest.mark.parametrize("seed", [0, 1])
@@ -128,6 +130,7 @@ def test_redacted_lamp_returns() -> None:
 
 # ---------------------------------------------------------------- phase 1: drawing
 
+
 def test_draw_three_cards_limits_display_refill_and_reshuffle() -> None:
     st = fresh()
     set_hand(st, 0, {"red": 10}, {"rope": 5})
@@ -149,6 +152,7 @@ def test_draw_three_cards_limits_display_refill_and_reshuffle() -> None:
 
 # ---------------------------------------------------------------- phase 1: the two movement examples
 
+
 def test_movement_example_1() -> None:
     st = fresh()
     st["explorers"]["red"] = "0,1"
@@ -167,7 +171,9 @@ def test_movement_example_1() -> None:
     st, _ = act(st, 0, {"type": "finish"})
     assert st["explorers"]["red"] == "3,2" and st["hands"][0]["explorer"]["red"] == 0
     assert GAME.legal_actions(st, 0) == [
-        {"type": "discover", "cards": ["rope", "pickaxe"], "flexible": 0, "lamp": False}, {"type": "pass_discovery"}]
+        {"type": "discover", "cards": ["rope", "pickaxe"], "flexible": 0, "lamp": False},
+        {"type": "pass_discovery"},
+    ]
     st, _ = act(st, 0, {"type": "discover", "cards": ["pickaxe", "rope"], "flexible": 0, "lamp": False})
     assert st["fossils"][0]["gold"] == 1 and st["fossils"][0]["misc"] == 1
     assert sum(st["hands"][0]["equipment"].values()) == 0
@@ -202,6 +208,7 @@ def test_movement_example_2_ends_phase_one() -> None:
 
 
 # ---------------------------------------------------------------- phase 1: spaces
+
 
 def test_granite_is_impassable_and_moves_go_down() -> None:
     st = fresh()
@@ -291,14 +298,28 @@ def test_discovery_payment_options_and_lamp() -> None:
     st, _ = act(st, 0, {"type": "step", "to": "5,1"})
     st, _ = act(st, 0, {"type": "step", "to": "5,0"})  # D:** two stars
     st, _ = act(st, 0, {"type": "finish"})
-    options = [(tuple(a["cards"]), a["flexible"], a["lamp"]) for a in GAME.legal_actions(st, 0) if a["type"] == "discover"]
-    assert sorted(options) == sorted([
-        (("rope", "lamp"), 0, False), (("lamp", "lamp"), 0, False), (("rope",), 1, False), (("lamp",), 1, False),
-        (("rope", "lamp", "lamp"), 0, True), (("rope", "lamp"), 1, True), (("lamp", "lamp"), 1, True),
-    ]), "stars take any card, the lamp a lamp or the stand-in; never more cards than held"
+    options = [
+        (tuple(a["cards"]), a["flexible"], a["lamp"]) for a in GAME.legal_actions(st, 0) if a["type"] == "discover"
+    ]
+    assert sorted(options) == sorted(
+        [
+            (("rope", "lamp"), 0, False),
+            (("lamp", "lamp"), 0, False),
+            (("rope",), 1, False),
+            (("lamp",), 1, False),
+            (("rope", "lamp", "lamp"), 0, True),
+            (("rope", "lamp"), 1, True),
+            (("lamp", "lamp"), 1, True),
+        ]
+    ), "stars take any card, the lamp a lamp or the stand-in; never more cards than held"
     st, events = act(st, 0, {"type": "discover", "cards": ["lamp", "rope"], "flexible": 1, "lamp": True})
     assert st["kept"][0] == [] and sum(st["hands"][0]["equipment"].values()) == 1
-    assert st["tasks"][0]["kind"] == "lamp" and sorted(st["tasks"][0]["drawn"]) == ["gold", "gold", "misc", "skull_front"]
+    assert st["tasks"][0]["kind"] == "lamp" and sorted(st["tasks"][0]["drawn"]) == [
+        "gold",
+        "gold",
+        "misc",
+        "skull_front",
+    ]
     assert "drawn" not in GAME.view(st, 1)["decision"] and "drawn" in GAME.view(st, 0)["decision"]
     lamp_events = [e for e in events if e["type"] == "lamp_drawn"]
     assert lamp_events and lamp_events[0]["to"] == [0]
@@ -309,6 +330,7 @@ def test_discovery_payment_options_and_lamp() -> None:
 
 
 # ---------------------------------------------------------------- phase 1: equipment
+
 
 def test_biscuits_need_one_real_card_and_allow_more_than_five_spaces() -> None:
     st = fresh()
@@ -339,6 +361,7 @@ def test_compass_diagonal_never_up() -> None:
 
 
 # ---------------------------------------------------------------- water check
+
 
 def water_state(fossils: int, water: int, liquid: int = 0) -> dict:
     st = fresh()
@@ -372,6 +395,7 @@ def test_water_tokens_left_score_and_permanenza_counts_as_two() -> None:
 
 
 # ---------------------------------------------------------------- event cards
+
 
 def event_state(card: str, fossils: dict | None = None) -> dict:
     st = fresh()
@@ -441,7 +465,9 @@ def test_event_miscela_di_colori_pays_with_any_colour() -> None:
     assert "finish" not in types(GAME.legal_actions(st, 0))
     st, _ = act(st, 0, {"type": "play_mix"})
     assert [a for a in GAME.legal_actions(st, 0) if a["type"].startswith("finish")] == [
-        {"type": "finish_mixed", "colours": ["blue", "blue"]}, {"type": "finish_mixed", "colours": ["blue", "yellow"]}]
+        {"type": "finish_mixed", "colours": ["blue", "blue"]},
+        {"type": "finish_mixed", "colours": ["blue", "yellow"]},
+    ]
     st, _ = act(st, 0, {"type": "finish_mixed", "colours": ["yellow", "blue"]})  # the player's choice, any order
     assert st["hands"][0]["explorer"] == {"blue": 1, "red": 0, "yellow": 0} and st["kept"][0] == []
 
@@ -463,8 +489,10 @@ def test_event_colpo_di_fortuna_and_permanenza_points() -> None:
     st = fresh()
     set_fossils(st, 0, misc=3, gold=1)
     st["kept"][0] = ["colpo_di_fortuna", "permanenza_in_liquido"]
-    st["tasks"] = [{"kind": "loss", "why": "lava", "equip": None, "seats": {"0": {"left": 2, "total": 2}}},
-                   {"kind": "turn", "seat": 0}]
+    st["tasks"] = [
+        {"kind": "loss", "why": "lava", "equip": None, "seats": {"0": {"left": 2, "total": 2}}},
+        {"kind": "turn", "seat": 0},
+    ]
     assert types(GAME.legal_actions(st, 0)) == {"lose_fossil", "use_luck"}
     st, _ = act(st, 0, {"type": "use_luck"})
     assert fossil_total(st, 0) == 4 and st["kept"][0] == ["permanenza_in_liquido"]
@@ -472,6 +500,7 @@ def test_event_colpo_di_fortuna_and_permanenza_points() -> None:
 
 
 # ---------------------------------------------------------------- phase 2
+
 
 def sea_state(players: int = 3) -> dict:
     st = fresh(players)
@@ -514,7 +543,9 @@ def test_sea_discovery_is_open_to_everyone_clockwise_and_lamp_is_the_movers() ->
     st, _ = act(st, 1, {"type": "pass_discovery"})
     assert GAME.to_act(st) == [2]
     assert GAME.legal_actions(st, 2) == [
-        {"type": "discover", "cards": ["pickaxe"], "flexible": 0, "lamp": False}, {"type": "pass_discovery"}]
+        {"type": "discover", "cards": ["pickaxe"], "flexible": 0, "lamp": False},
+        {"type": "pass_discovery"},
+    ]
     st, _ = act(st, 2, {"type": "discover", "cards": ["pickaxe"], "flexible": 0, "lamp": False})
     assert GAME.to_act(st) == [0], "seat 0 cannot pay the pickaxe but is asked like everyone"
     assert GAME.legal_actions(st, 0) == [{"type": "pass_discovery"}]
@@ -590,6 +621,7 @@ def test_arrival_of_phase_two_gives_the_bonus_and_starts_the_lava() -> None:
 
 # ---------------------------------------------------------------- phase 3
 
+
 def lava_state(top_cards: list[str], equipment: list[str]) -> dict:
     st = fresh(2)
     st["phase"] = 3
@@ -630,6 +662,7 @@ def test_lava_ends_when_no_space_of_the_colour_lies_ahead() -> None:
 
 # ---------------------------------------------------------------- scoring
 
+
 def test_scoring_example_35_points() -> None:
     st = fresh()
     set_fossils(st, 0, misc=4, skull_front=2, skull_back=1, skeleton_head=1, skeleton_tail=1, gold=4, quartz=1)
@@ -642,7 +675,17 @@ def test_scoring_example_35_points() -> None:
 
 
 def test_gold_sequence_and_skeleton_sets() -> None:
-    assert [fossil_points({**dict.fromkeys(FOSSILS, 0), "gold": n})["gold"] for n in range(9)] == [0, 1, 3, 6, 10, 15, 20, 25, 30]
+    assert [fossil_points({**dict.fromkeys(FOSSILS, 0), "gold": n})["gold"] for n in range(9)] == [
+        0,
+        1,
+        3,
+        6,
+        10,
+        15,
+        20,
+        25,
+        30,
+    ]
     st = fresh()
     set_fossils(st, 0, skeleton_head=2, skeleton_body=1, skeleton_tail=1)
     assert GAME.score_detail(st, 0)["skeletons"] == 13
@@ -652,7 +695,7 @@ def test_tie_break_on_fossil_count_then_shared() -> None:
     st = fresh(3)
     st["over"], st["tasks"], st["phase"] = True, [], "over"
     st["water"] = [0, 0, 0]
-    set_fossils(st, 0, misc=2)          # 4 points, 2 cards
+    set_fossils(st, 0, misc=2)  # 4 points, 2 cards
     set_fossils(st, 1, gold=2, quartz=1)  # 4 points, 3 cards
     set_fossils(st, 2, gold=2, quartz=1)
     out = GAME.outcome(st)
@@ -660,6 +703,7 @@ def test_tie_break_on_fossil_count_then_shared() -> None:
 
 
 # ---------------------------------------------------------------- reasons
+
 
 def test_illegal_actions_name_the_rule() -> None:
     st = fresh()

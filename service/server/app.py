@@ -1,0 +1,134 @@
+"""The app factory: configuration, store, referee, API, limits, logging, docs assets."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from types import FunctionType
+from typing import Any
+
+import swagger_ui_bundle
+from flask import Flask, Response, send_from_directory
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from service.api import games, limits, matches, observability, ops, replays, streams
+from service.api.action_lane import ActionLane
+from service.api.errors import ProblemApi
+from service.api.jsonprovider import OrjsonProvider
+from service.api.spec import ConventionsPlugin
+from service.cache import node as node_cache
+from service.cache.process import MatchCache
+from service.live.feeds import open_feed
+from service.live.followers import LiveMatches
+from service.live.sweeper import Sweeper
+from service.referee import Referee
+from service.replay.document import ReplaySigner
+from service.server.config import Settings
+from service.store import open_store
+from service.tokens import SeatTokens, StateTokens
+from service.web import blp as web_pages
+from service.web import game_data
+
+API_DESCRIPTION = """\
+An HTTP referee for five board and card games. Create a match, then submit actions, each with
+the state token you last saw; the referee checks the action against the game's rules and
+answers with the new state token and your seat's view. Errors are `application/problem+json`
+with a stable `code`. Seats act with `Authorization: Bearer <seat token>`; without it you are
+a spectator and may only read."""
+
+
+class RefereeFlask(Flask):
+    """Flask, remembering which view and hook functions are coroutines.
+
+    Flask and flask-smorest ask :meth:`ensure_sync` about every view, decorator layer and
+    before/after hook on every request (17 times for a move), and each answer walks
+    ``inspect.iscoroutinefunction``; a plain function's answer never changes, so it is kept.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._sync_functions: dict[Callable[..., Any], Callable[..., Any]] = {}
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        if type(func) is not FunctionType:  # bound methods are made anew per call: not kept
+            return super().ensure_sync(func)
+        sync = self._sync_functions.get(func)
+        if sync is None:
+            sync = self._sync_functions[func] = super().ensure_sync(func)
+        return sync
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    """Build the app from the environment; ``config`` overrides environment variables
+    (``REDIS_URL``, ``REFEREE_SECRET``, …) for this app only."""
+    settings = Settings.from_env({**os.environ, **(config or {})})
+    observability.configure_logging()
+    app = RefereeFlask("service", static_folder=None)  # static files belong to the web blueprint
+    app.json = OrjsonProvider(app)
+    app.config.update(
+        API_TITLE="Game referee",
+        API_VERSION="1.0.0",
+        OPENAPI_VERSION="3.1.0",
+        OPENAPI_URL_PREFIX="/",
+        OPENAPI_JSON_PATH="openapi.json",
+        OPENAPI_SWAGGER_UI_PATH="/docs",
+        OPENAPI_SWAGGER_UI_URL="/docs/assets/",
+        API_SPEC_OPTIONS={
+            "info": {"description": API_DESCRIPTION, "license": {"name": "MIT", "identifier": "MIT"}},
+            "servers": [{"url": "/", "description": "The referee serving this document."}],
+            "security": [{}],
+            "components": {"securitySchemes": {"seatToken": {"type": "http", "scheme": "bearer"}}},
+        },
+        MAX_CONTENT_LENGTH=settings.max_body_bytes,
+        REFEREE_STORE_KIND="redis-cluster" if settings.redis_cluster else settings.store_kind,
+        REFEREE_STREAM_HEARTBEAT=settings.stream_heartbeat_seconds,
+    )
+    store = open_store(
+        settings.store_kind,
+        redis_url=settings.redis_url,
+        redis_cluster=settings.redis_cluster,
+        redis_wait_replicas=settings.redis_wait_replicas,
+        db_path=settings.db_path,
+        timeout=settings.store_timeout_seconds,
+        check_redis_policy=settings.redis_policy_check,
+        listing_window=settings.listing_window_seconds,
+    )
+    referee = Referee(
+        store,
+        StateTokens(settings.secret),
+        SeatTokens(settings.secret),
+        settings.match_ttl_seconds,
+        node_cache.this_workers_cache() or MatchCache(settings.match_cache_size),
+        listing_window=settings.listing_window_seconds,
+    )
+    app.extensions["referee"] = referee
+    app.extensions["feed"] = open_feed(store)
+    app.extensions["live_matches"] = LiveMatches(referee)
+    app.extensions["stream_slots"] = streams.StreamSlots(settings.stream_limit)
+    # Built here, started by the server once the worker runs (service/server/gunicorn_conf.py), never
+    # by the factory itself: tests and tools build apps without background threads.
+    app.extensions["sweeper"] = Sweeper(referee, settings.sweep_interval_seconds) if settings.sweeper else None
+    app.extensions["replay_signer"] = ReplaySigner.configured(settings.replay_key, settings.secret)
+
+    api = ProblemApi(app, spec_kwargs={"extra_plugins": [ConventionsPlugin()]})
+    for blueprint in (games.blp, matches.blp, streams.blp, replays.blp, ops.blp):
+        api.register_blueprint(blueprint)
+    app.register_blueprint(web_pages)
+    app.register_blueprint(game_data.blp)
+    limiter = limits.build_limiter(
+        settings.rate_limit, settings.secret, settings.redis_url, settings.redis_cluster, settings.store_timeout_seconds
+    )
+    limits.install(app, limiter, exempt={ops.blp.name})
+    recorder = observability.install(app, settings.access_log)
+    app.wsgi_app = ActionLane(app.wsgi_app, referee, recorder, limiter, settings.max_body_bytes)  # type: ignore[method-assign]
+    if settings.proxy_hops:
+        # Behind that many trusted proxies, the client is the address they forward: rate limits
+        # per address and the access log then see clients, not the proxy.
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops, x_proto=settings.proxy_hops)  # type: ignore[method-assign]
+
+    @app.route("/docs/assets/<path:filename>")
+    def swagger_assets(filename: str) -> Response:
+        """Swagger UI's files, served from the installed package: /docs works offline."""
+        return send_from_directory(swagger_ui_bundle.swagger_ui_path, filename)
+
+    return app

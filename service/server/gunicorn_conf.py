@@ -1,0 +1,81 @@
+"""gunicorn settings: ``gunicorn -c python:service.server.gunicorn_conf 'service:create_app()'``.
+
+Read in the master before any worker forks, which is why it prepares what workers share:
+the Prometheus multiprocess folder, one state-token secret, and a checked configuration (a
+bad variable stops the start here, with its name, instead of failing in every worker).
+
+Workers are gevent workers: each one serves up to ``REFEREE_WORKER_CONNECTIONS`` connections
+at once, so slow clients (or, next, long-lived event streams) hold a cheap greenlet each
+instead of a whole worker; docs/architecture.md says why and what it costs. Worker processes
+share matches through Redis or the SQLite file store; only the in-memory store (tests) gets
+one worker, since each process would hold its own matches.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+
+# prometheus_client decides at import time whether its values live in this process or in
+# files shared by every worker, so the folder must be set before anything imports it.
+_OWN_METRICS_DIR = not os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+if _OWN_METRICS_DIR:
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="referee-metrics-")
+
+from service.api.observability import configure_logging  # noqa: E402
+from service.cache import node as node_cache  # noqa: E402
+from service.server.config import ConfigError, ServerSettings, Settings  # noqa: E402
+
+configure_logging()
+try:
+    _settings = Settings.from_env()
+    _server = ServerSettings.from_env()
+except ConfigError as error:
+    print(f"referee: configuration error: {error}", file=sys.stderr, flush=True)
+    sys.exit(2)
+# One secret for every worker (Settings only invents one on the embedded store).
+os.environ["REFEREE_SECRET"] = _settings.secret.decode()
+
+bind = _server.bind
+workers = _server.workers
+worker_class = "gevent"
+worker_connections = _server.worker_connections
+keepalive = 5
+graceful_timeout = 10
+accesslog = None
+
+# One match cache for the node, mapped here before the workers fork (service/cache/node.py).
+node_cache.share_across_workers(workers, _settings.match_cache_size)
+
+
+def pre_fork(server: object, worker: object) -> None:
+    """Give the worker about to fork a region of the node's match cache no living one holds."""
+    taken = {getattr(w, "cache_region", None) for w in server.WORKERS.values()}  # type: ignore[attr-defined]
+    worker.cache_region = node_cache.region_for_new_worker(taken)  # type: ignore[attr-defined]
+
+
+def post_fork(server: object, worker: object) -> None:
+    node_cache.enter_worker(worker.cache_region)  # type: ignore[attr-defined]
+
+
+def post_worker_init(worker: object) -> None:
+    """Start this worker's sweeper (timeouts and house turns of matches nobody touches),
+    after gevent has patched ``threading``, so it runs as a greenlet of the worker."""
+    sweeper = worker.wsgi.extensions.get("sweeper")  # type: ignore[attr-defined]
+    if sweeper is not None:
+        sweeper.start()
+
+
+def child_exit(server: object, worker: object) -> None:
+    """Drop a dead worker's live gauges from the shared metrics folder."""
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)  # type: ignore[attr-defined]
+
+
+def on_exit(server: object) -> None:
+    """Remove the metrics folder this server made (one it was given is left alone)."""
+    if _OWN_METRICS_DIR:
+        shutil.rmtree(os.environ["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)

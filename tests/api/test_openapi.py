@@ -1,0 +1,140 @@
+"""The committed OpenAPI document is the one the app serves."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+
+from service.server.cli import main, spec_bytes
+
+COMMITTED = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
+
+
+def test_committed_spec_matches_the_served_one() -> None:
+    assert COMMITTED.read_bytes() == spec_bytes(), "run 'referee openapi --write'"
+
+
+def test_openapi_check_command_detects_drift(tmp_path) -> None:
+    path = tmp_path / "openapi.json"
+    assert main(["openapi", "--write", "--path", str(path)]) == 0
+    assert main(["openapi", "--check", "--path", str(path)]) == 0
+    path.write_text(path.read_text().replace("Game referee", "Something else"))
+    assert main(["openapi", "--check", "--path", str(path)]) == 1
+
+
+def test_spec_documents_security_and_problem_responses() -> None:
+    spec = orjson.loads(spec_bytes())
+    assert spec["components"]["securitySchemes"]["seatToken"]["scheme"] == "bearer"
+    action = spec["paths"]["/v1/matches/{match_id}/actions"]["post"]
+    assert {"409", "422", "403"} <= set(action["responses"])
+    conflict = spec["components"]["responses"]["CONFLICT"]
+    assert "application/problem+json" in conflict["content"]
+
+
+def _operations(spec: dict) -> list[tuple[str, str, dict]]:
+    return [
+        (path, method, operation)
+        for path, item in spec["paths"].items()
+        for method, operation in item.items()
+        if method != "parameters"
+    ]
+
+
+def test_every_operation_has_a_unique_camel_case_operation_id() -> None:
+    spec = orjson.loads(spec_bytes())
+    ids = [operation.get("operationId") for _, _, operation in _operations(spec)]
+    assert all(isinstance(i, str) and i[:1].islower() and i.isalnum() for i in ids), ids
+    assert len(set(ids)) == len(ids)
+
+
+def test_headers_and_rate_limit_are_documented() -> None:
+    spec = orjson.loads(spec_bytes())
+    for path, method, operation in _operations(spec):
+        assert {"$ref": "#/components/parameters/X-Request-ID"} in operation["parameters"], (path, method)
+        if not path.startswith(("/healthz", "/readyz", "/metrics")):
+            assert "429" in operation["responses"], (path, method)
+    assert "Retry-After" in spec["components"]["responses"]["TOO_MANY_REQUESTS"]["headers"]
+    get_match = spec["paths"]["/v1/matches/{match_id}"]["get"]
+    assert {"$ref": "#/components/parameters/If-None-Match"} in get_match["parameters"]
+    assert {"ETag", "Cache-Control", "Vary", "X-Request-ID"} <= set(get_match["responses"]["200"]["headers"])
+    assert "ETag" in get_match["responses"]["304"]["headers"]
+    submit = spec["paths"]["/v1/matches/{match_id}/actions"]["post"]
+    assert {"$ref": "#/components/parameters/Idempotency-Key"} in submit["parameters"]
+    assert "Idempotent-Replayed" in submit["responses"]["200"]["headers"]
+
+
+def test_spectator_reads_need_no_token_and_actions_do() -> None:
+    spec = orjson.loads(spec_bytes())
+    assert {} in spec["paths"]["/v1/matches/{match_id}"]["get"]["security"]
+    assert {} in spec["paths"]["/v1/matches/{match_id}/history"]["get"]["security"]
+    assert spec["paths"]["/v1/matches/{match_id}/actions"]["post"]["security"] == [{"seatToken": []}]
+
+
+def test_history_bad_query_is_documented_as_the_400_it_answers(client) -> None:
+    spec = orjson.loads(spec_bytes())
+    responses = spec["paths"]["/v1/matches/{match_id}/history"]["get"]["responses"]
+    assert "400" in responses and "422" not in responses
+    created = client.post("/v1/matches", json={"game": "the-game", "players": 2}).get_json()
+    answer = client.get(f"/v1/matches/{created['match_id']}/history?limit=0")
+    assert answer.status_code == 400
+    assert answer.get_json()["code"] == "invalid_body"
+
+
+def test_nullable_outcome_is_the_outcome_or_null() -> None:
+    spec = orjson.loads(spec_bytes())
+    outcome = spec["components"]["schemas"]["Match"]["properties"]["outcome"]
+    assert outcome["anyOf"] == [{"$ref": "#/components/schemas/Outcome"}, {"type": "null"}]
+
+
+def test_every_operation_has_examples_that_fit_its_schemas() -> None:
+    from jsonschema import Draft202012Validator
+
+    spec = orjson.loads(spec_bytes())
+    for path, method, operation in _operations(spec):
+        bodies = [operation.get("requestBody", {}).get("content", {})]
+        bodies += [r.get("content", {}) for r in operation["responses"].values() if "content" in r]
+        for content in filter(None, bodies):
+            for media in content.values():
+                assert "example" in media, (path, method)
+                if "schema" in media and "$ref" in media["schema"]:
+                    schema = {**media["schema"], "components": spec["components"]}
+                    Draft202012Validator(schema).validate(media["example"])
+
+
+def test_the_catalogue_publishes_each_player_count_s_defaults_and_accepted_values(client) -> None:
+    halunken = client.get("/v1/games/halunken-und-spelunken").get_json()
+    by_players = {entry["players"]: entry for entry in halunken["by_players"]}
+    assert by_players[2]["defaults"] == {"variant": "two-player"}
+    assert by_players[2]["allowed"] == {"variant": ["two-player"]}
+    assert by_players[3]["defaults"] == {"variant": "standard"}
+    assert "two-player" not in by_players[3]["allowed"]["variant"]
+    the_game = client.get("/v1/games/the-game").get_json()
+    assert {e["players"]: e["allowed"]["first_seat"] for e in the_game["by_players"]}[2] == ["agree", 0, 1]
+
+
+def test_every_published_default_and_accepted_value_creates_a_match(client) -> None:
+    for game in client.get("/v1/games").get_json()["games"]:
+        for entry in game["by_players"]:
+            players = entry["players"]
+            created = client.post(
+                "/v1/matches", json={"game": game["id"], "players": players, "options": entry["defaults"]}
+            )
+            assert created.status_code == 201, created.get_json()
+            assert created.get_json()["options"] == entry["defaults"]
+            for name, values in entry["allowed"].items():
+                for value in values:
+                    one = client.post(
+                        "/v1/matches", json={"game": game["id"], "players": players, "options": {name: value}}
+                    )
+                    assert one.status_code == 201, (game["id"], players, name, value)
+
+
+def test_every_error_response_has_an_example_problem_with_a_catalogued_code() -> None:
+    from jsonschema import Draft202012Validator
+
+    spec = orjson.loads(spec_bytes())
+    problem = Draft202012Validator({"$ref": "#/components/schemas/Problem", "components": spec["components"]})
+    for name, response in spec["components"]["responses"].items():
+        for media in response.get("content", {}).values():
+            problem.validate(media["example"])
