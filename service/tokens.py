@@ -20,7 +20,6 @@ Numbers inside tokens are ASCII digits in canonical form (no sign, no leading ze
 from __future__ import annotations
 
 import base64
-import functools
 import hashlib
 import hmac
 import re
@@ -89,9 +88,6 @@ class StateTokens:
         return StateToken(match_id, version)
 
 
-_CLAIMS_KEPT = 10_000
-
-
 @dataclass(frozen=True)
 class SeatClaim:
     """The match and seat a seat token was issued for (its tag verified, not yet its seat:
@@ -106,10 +102,6 @@ class SeatTokens:
 
     def __init__(self, secret: bytes) -> None:
         self._keyed = hmac.new(hmac.new(secret, _SEAT_TOKEN_LABEL, hashlib.sha256).digest(), digestmod=hashlib.sha256)
-        self._claimed: dict[str, SeatClaim] = {}
-        """Tokens whose tag was verified (a bot sends the same one with every move); only
-        genuine ones, so made-up tokens cannot fill it, and emptied when it grows past
-        :data:`_CLAIMS_KEPT`."""
 
     def _tag(self, body: str) -> str:
         return _b64(_mac_of(self._keyed, body.encode())[:16])
@@ -122,9 +114,6 @@ class SeatTokens:
     def claim(self, token: str) -> SeatClaim | None:
         """The match and seat ``token`` was issued for, or ``None`` if this service (with this
         secret) did not issue it."""
-        known = self._claimed.get(token)
-        if known is not None:
-            return known
         parts = token.split(".")
         if len(parts) != 4 or not is_match_id(parts[0]):
             return None
@@ -132,16 +121,12 @@ class SeatTokens:
         body = token[: -len(parts[3]) - 1]
         if seat is None or not hmac.compare_digest(parts[3].encode(), self._tag(body).encode()):
             return None
-        if len(self._claimed) >= _CLAIMS_KEPT:
-            self._claimed.clear()
-        claim = self._claimed[token] = SeatClaim(parts[0], seat)
-        return claim
+        return SeatClaim(parts[0], seat)
 
 
-@functools.lru_cache(maxsize=4096)
 def hash_seat_token(token: str) -> str:
-    """What the store keeps of a seat token (remembered for the tokens of recently active
-    seats: every move of a seat checks the same token against its match's hashes)."""
+    """What the store keeps of a seat token. Nothing remembers tokens between requests:
+    they are bearer secrets, and hashing one again costs well under a microsecond."""
     return hashlib.sha256(token.encode()).hexdigest()
 
 

@@ -41,6 +41,7 @@ from service.api.bodies import load_json_body
 from service.api.matches import SEAT_CACHE_CONTROL
 from service.api.observability import RequestRecorder
 from service.api.problems import BadRequest, Problem
+from service.errors import RefereeError
 from service.referee import Referee
 from service.tokens import parse_bearer
 
@@ -135,6 +136,9 @@ class ActionLane:
         refused = None
         try:
             status, body, extra = work()
+        except RefereeError as refusal:
+            problem = errors.problem_for(refusal)
+            refused = errors.problem_response(problem.body(), problem.headers)
         except Problem as problem:
             refused = errors.problem_response(problem.body(), problem.headers)
         except Exception as failure:  # what Flask's handler would make of it: a logged 500

@@ -1,8 +1,10 @@
 """Every error as ``application/problem+json`` (RFC 9457), in one place.
 
-flask-smorest's own handler drops werkzeug's headers (a 405 would lose ``Allow``) and answers
-``{code, status, message}``; :class:`ProblemApi` replaces it. Body validation failures, which
-webargs reports as 422, are a malformed request to us: 400 ``invalid_body``.
+The referee refuses with plain domain errors (:mod:`service.errors`); :data:`DOMAIN_PROBLEMS`
+is the one table that gives each kind its HTTP status. flask-smorest's own handler drops
+werkzeug's headers (a 405 would lose ``Allow``) and answers ``{code, status, message}``;
+:class:`ProblemApi` replaces it. Body validation failures, which webargs reports as 422, are
+a malformed request to us: 400 ``invalid_body``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from flask_smorest.spec import prepare_response
 from werkzeug.exceptions import HTTPException
 
 from schemas import ProblemSchema
+from service import errors as domain
+from service.api import problems
 from service.api.problems import PROBLEM_TYPE_BASE, Problem
 from service.api.spec import header_ref
 
@@ -51,8 +55,32 @@ def problem_response(body: dict[str, Any], headers: dict[str, str] | None = None
     return response
 
 
+DOMAIN_PROBLEMS: dict[type[domain.RefereeError], type[Problem]] = {
+    domain.InvalidRequest: problems.BadRequest,
+    domain.NotAuthenticated: problems.Unauthorized,
+    domain.NotPermitted: problems.Forbidden,
+    domain.NotFound: problems.NotFound,
+    domain.Conflict: problems.Conflict,
+    domain.Refused: problems.Unprocessable,
+    domain.Unavailable: problems.Unavailable,
+}
+"""The HTTP status (as its problem class) of each kind of refusal."""
+
+
+def problem_for(error: domain.RefereeError) -> Problem:
+    """The problem answer of a refusal: its kind's status, its code, sentence and fields."""
+    kind = DOMAIN_PROBLEMS[type(error)]
+    if isinstance(error, domain.Unavailable):
+        return problems.Unavailable(error.code, error.detail, retry_after=error.retry_after, **error.extra)
+    return kind(error.code, error.detail, **error.extra)
+
+
 def handle_problem(problem: Problem) -> Response:
     return problem_response(problem.body(), problem.headers)
+
+
+def handle_refusal(error: domain.RefereeError) -> Response:
+    return handle_problem(problem_for(error))
 
 
 class ProblemApi(Api):
@@ -63,6 +91,7 @@ class ProblemApi(Api):
     def _register_error_handlers(self) -> None:
         super()._register_error_handlers()
         self._app.register_error_handler(Problem, handle_problem)
+        self._app.register_error_handler(domain.RefereeError, handle_refusal)
 
     def _register_responses(self) -> None:
         """Document the error responses with the problem+json media type."""

@@ -32,6 +32,7 @@ from service.api import metrics
 from service.api.auth import bearer_token, idempotency_key
 from service.api.bodies import Blueprint
 from service.api.problems import Unauthorized
+from service.listing import Listing
 from service.referee import Referee
 
 blp = Blueprint(
@@ -125,9 +126,8 @@ def create_match(body: dict[str, Any]) -> dict[str, Any]:
 @blp.doc(operationId="listMatches", security=[{}])
 def list_matches(query: dict[str, Any]) -> Response:
     """List matches updated recently (active and recently ended), the most recently updated first."""
-    return json_response(
-        referee().list_matches(query.get("game"), query.get("status"), query.get("cursor"), query["limit"])
-    )
+    listing: Listing = current_app.extensions["listing"]
+    return json_response(listing.page(query.get("game"), query.get("status"), query.get("cursor"), query["limit"]))
 
 
 @blp.route("/<match_id>")

@@ -27,11 +27,12 @@ from typing import Any
 
 import orjson
 
-from service.api.problems import BadRequest, NotFound, Unavailable
+from service.answers import Caller, history_entry
 from service.engine import Game
+from service.errors import InvalidRequest, NotFound, Unavailable
 from service.live.feeds import Feed, Subscription
 from service.match import Match, Move, Snapshot, replay, step
-from service.referee import Caller, Referee
+from service.referee import Referee
 
 #: The fields of a match body that a stream event carries (those the referee has).
 EVENT_FIELDS = (
@@ -206,8 +207,8 @@ class Follower:
         """Subscribe, then read the match and check the caller; ``None`` when ``after`` is
         the last version of an ended match (nothing will ever come).
 
-        :raises NotFound, Unauthorized: as reading the match would.
-        :raises BadRequest: ``invalid_last_event_id`` for a version the match has not reached.
+        :raises NotFound, NotAuthenticated: as reading the match would.
+        :raises InvalidRequest: ``invalid_last_event_id`` for a version the match has not reached.
         """
         subscription = feed.subscribe(match_id)
         follower: Follower | None = None
@@ -216,7 +217,7 @@ class Follower:
             match = live.referee.load(match_id)
             caller = live.referee.caller(match, bearer)
             if after is not None and after > match.version:
-                raise BadRequest(
+                raise InvalidRequest(
                     "invalid_last_event_id",
                     f"The match is at version {match.version}; Last-Event-ID {after} is not one of its versions.",
                     current_version=match.version,
@@ -306,11 +307,11 @@ class Follower:
     def _event(self, match: Match, move: Move | None, revealed: bool) -> dict[str, Any]:
         """The event of ``match``'s version (produced by ``move``) as the caller sees it."""
         game: Game = self._game
-        body = self._referee.describe(match, game, Snapshot.of_match(game, match), self._caller)
+        body = self._referee.answers.match(match, game, Snapshot.of_match(game, match), self._caller)
         event = {name: body[name] for name in EVENT_FIELDS if name in body}
         if self._caller.seat is None:
             event.pop("state_token", None)
-        entry = self._referee.history_entry(move, game, self._caller, revealed) if move is not None else None
+        entry = history_entry(move, game, self._caller, revealed) if move is not None else None
         event["events"] = entry["events"] if entry is not None else []
         event["kind"] = entry.get("kind", "move") if entry is not None else None
         return event

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from service.api.problems import NotFound
+from service.errors import NotFound
 from service.match import Snapshot
 from service.referee import Referee
 
@@ -40,7 +40,7 @@ def apply_due(referee: Referee, match_id: str, seen_ms: int) -> None:
         referee.store.reschedule(match_id, seen_ms, None)
         return
     snapshot = Snapshot.of_match(game, match)
-    referee.start_house(match, snapshot)
+    referee.house.start(match, snapshot)
     referee.store.reschedule(match_id, seen_ms, referee.next_due_ms(match, game))
 
 

@@ -11,13 +11,15 @@ import swagger_ui_bundle
 from flask import Flask, Response, send_from_directory
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from service.api import games, limits, matches, observability, ops, replays, streams
+from service.api import games, limits, matches, metrics, observability, ops, replays, streams
 from service.api.action_lane import ActionLane
 from service.api.errors import ProblemApi
 from service.api.jsonprovider import OrjsonProvider
 from service.api.spec import ConventionsPlugin
 from service.cache import node as node_cache
 from service.cache.process import MatchCache
+from service.clock import wall_ms
+from service.listing import Listing
 from service.live.feeds import open_feed
 from service.live.followers import LiveMatches
 from service.live.sweeper import Sweeper
@@ -99,9 +101,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         SeatTokens(settings.secret),
         settings.match_ttl_seconds,
         node_cache.this_workers_cache() or MatchCache(settings.match_cache_size),
-        listing_window=settings.listing_window_seconds,
+        on_cache=lambda outcome: metrics.sample(metrics.MATCH_CACHE, outcome).inc(),
     )
     app.extensions["referee"] = referee
+    app.extensions["listing"] = Listing(store, referee.answers, settings.listing_window_seconds, wall_ms)
     app.extensions["feed"] = open_feed(store)
     app.extensions["live_matches"] = LiveMatches(referee)
     app.extensions["stream_slots"] = streams.StreamSlots(settings.stream_limit)

@@ -348,7 +348,7 @@ def test_snapshot_of_an_ended_match_is_over_whatever_the_engine_says(client) -> 
 
 def test_a_house_turn_is_played_once_by_the_node_that_made_it_due(app) -> None:
     referee = app.extensions["referee"]
-    referee.spawn = lambda work: work()  # play it before the answer, to look at it at once
+    referee.house.spawn = lambda work: work()  # play it before the answer, to look at it at once
     client = app.test_client()
     match = MatchClient.create(client, "the-game", 2, house=[{"seat": 0, "bot": "heuristic"}])
     assert [s["seat"] for s in match.created["seats"]] == [1]
@@ -361,7 +361,7 @@ def test_a_house_turn_is_played_once_by_the_node_that_made_it_due(app) -> None:
 def test_the_sweeper_plays_a_house_turn_its_node_left_undone(app, now: FakeNow) -> None:
     referee = app.extensions["referee"]
     left: list = []
-    referee.spawn = left.append  # the node that created the match dies before playing
+    referee.house.spawn = left.append  # the node that created the match dies before playing
     client = app.test_client()
     match = MatchClient.create(client, "the-game", 2, house=[{"seat": 0, "bot": "random"}])
     match_id = match.created["match_id"]

@@ -20,6 +20,11 @@ _RAISERS = {
     "Conflict",
     "Unprocessable",
     "Unavailable",
+    "RefereeError",
+    "InvalidRequest",
+    "NotAuthenticated",
+    "NotPermitted",
+    "Refused",
     "EngineError",
     "IllegalAction",
     "InvalidOptions",
@@ -28,7 +33,7 @@ _RAISERS = {
 
 
 def codes_in_source() -> dict[str, str]:
-    """Every string literal given as the code of a problem or engine error in service/."""
+    """Every string literal given as the code of a problem, a referee error or an engine error in service/."""
     found: dict[str, str] = {}
     for path in sorted(SERVICE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):

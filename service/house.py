@@ -1,0 +1,107 @@
+"""House seats: seats of a match that the referee's own bots play.
+
+A house seat's turn is played by the node that committed the move which made it due, right
+away and in the background (:class:`HouseSeats`), so the answer to that move is not delayed.
+Should that node die first, the sweepers find the match in the due index shortly after
+(:data:`HOUSE_GRACE_MS`) and play it instead. Either way the move goes through the
+compare-and-set like a client's, so when two players try the same turn one wins and the
+other moves on; and the bot's choice is seeded by the match, so both would choose the same.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from service.bots.registry import make_bot
+from service.engine import Game
+from service.errors import Refused
+from service.match import Match, Snapshot
+
+HOUSE_GRACE_MS = 1000
+"""How long after the commit that made a house seat due the due index points the sweepers at
+it: the node that committed plays it at once, the sweepers only if that node did not."""
+
+log = logging.getLogger("referee")
+
+
+def checked_house(players: int, house: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The house seats a new match asks for, sorted; each a seat of the match, at most once.
+
+    :raises Refused: ``invalid_house`` otherwise.
+    """
+    seats = [h["seat"] for h in house]
+    if len(set(seats)) != len(seats) or any(not 0 <= s < players for s in seats):
+        raise Refused(
+            "invalid_house",
+            f"House seats must be distinct seats of the match (0 to {players - 1}); got {seats}.",
+        )
+    return sorted(({"seat": h["seat"], "bot": h["bot"]} for h in house), key=lambda h: h["seat"])
+
+
+def house_seat_due(match: Match, snapshot: Snapshot) -> int | None:
+    """The first house seat that owes a decision now, if any."""
+    return next((s for s in snapshot.to_act if match.house_bot(s) is not None), None)
+
+
+def house_action(game: Game, match: Match, seat: int) -> dict[str, Any]:
+    """The action the seat's bot chooses from the seat's view: seeded by the match, its
+    version and the seat, so any node that plays the same turn chooses the same."""
+    bot = make_bot(game.id, match.house_bot(seat) or "random")
+    chooser = random.Random(f"{match.seed}:{match.version}:{seat}")
+    return bot.choose(game.view(match.state, seat), game.legal_actions(match.state, seat), chooser)
+
+
+def spawn_thread(work: Callable[[], None]) -> None:
+    """Run ``work`` in the background: a thread, which is a greenlet in a gevent worker (the
+    worker patches ``threading``), so the answer that triggered it is not delayed."""
+    threading.Thread(target=work, daemon=True, name="referee-house").start()
+
+
+class HouseSeats:
+    """The background loops of this process that play house turns, at most one per match.
+
+    ``play_due(match_id)`` plays every house turn due in the match and returns when a
+    client's seat owes the decision or the match is over; ``spawn`` runs a loop in the
+    background (:func:`spawn_thread`; tests run it inline).
+    """
+
+    def __init__(self, play_due: Callable[[str], None], spawn: Callable[[Callable[[], None]], None]) -> None:
+        self._play_due = play_due
+        self.spawn = spawn
+        self._lock = threading.Lock()
+        self._loops: dict[str, bool] = {}
+        """Matches a loop of this process plays, and whether another commit asked for it
+        while it ran (so it looks once more before it stops)."""
+
+    def start(self, match: Match, snapshot: Snapshot) -> None:
+        """Start playing the house's turn in the background when one is due, unless a loop
+        of this process already plays this match (then it looks once more before stopping)."""
+        if house_seat_due(match, snapshot) is None:
+            return
+        with self._lock:
+            if match.match_id in self._loops:
+                self._loops[match.match_id] = True
+                return
+            self._loops[match.match_id] = False
+        self.spawn(lambda: self._loop(match.match_id))
+
+    def running(self, match_id: str) -> bool:
+        """Whether a loop of this process is playing ``match_id``'s house turns now."""
+        with self._lock:
+            return match_id in self._loops
+
+    def _loop(self, match_id: str) -> None:
+        while True:
+            try:
+                self._play_due(match_id)
+            except Exception:
+                log.exception("playing the house's turns in match %s failed", match_id)
+            with self._lock:
+                if not self._loops.get(match_id):
+                    self._loops.pop(match_id, None)
+                    return
+                self._loops[match_id] = False
