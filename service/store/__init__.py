@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from service.store.base import (
+    IDENTITY_BYTES,
     CommitResult,
     Listed,
     ListedMatch,
@@ -15,6 +16,7 @@ from service.store.base import (
     MatchStore,
     StoreMisconfigured,
     StoreUnavailable,
+    new_identity,
 )
 from service.store.file import FileStore, default_path
 from service.store.memory import MemoryStore
@@ -57,6 +59,7 @@ def open_store(
 
 __all__ = [
     "EMBEDDED_KINDS",
+    "IDENTITY_BYTES",
     "CommitResult",
     "FileStore",
     "ListFilter",
@@ -71,5 +74,6 @@ __all__ = [
     "StoreMisconfigured",
     "StoreUnavailable",
     "default_path",
+    "new_identity",
     "open_store",
 ]

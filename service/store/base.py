@@ -10,6 +10,19 @@ never a mix. A refused commit answers what a load would have, in the same round 
 referee may commit on a cached record without reading first (:mod:`service.cache.process`),
 and re-checks the move on the current record when the cache was behind.
 
+Every record a create or commit writes gets an *identity*: :data:`IDENTITY_BYTES` random
+bytes, new with each write, kept beside the version and answered with the record by every
+load and refused commit (:attr:`Loaded.identity`). A version number alone does not name a
+record: a store that loses acknowledged writes (Redis restarted from an older snapshot, a
+failover to a replica that had not received them) goes back to an earlier version, and the
+match's next moves write new records under the numbers the lost ones had. The identity tells
+them apart. A commit given the identity of the record it was made from
+(``expected_identity``) succeeds only if the store still holds that very record, so a record
+a cache kept from a lost branch can never be built on: the commit is refused and answers the
+record the store does hold. A record written before identities has none (``b""``), and a
+commit naming none succeeds on it, so matches in progress across the upgrade go on; their
+next commit writes one.
+
 The log always has exactly ``version`` entries: a store that finds otherwise
 (keys evicted by Redis) raises :class:`MatchDamaged` instead of serving the match.
 
@@ -29,8 +42,18 @@ later.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Protocol
+
+IDENTITY_BYTES = 8
+"""The length of a record's identity: 64 random bits, so two writes of one match's version
+never share one."""
+
+
+def new_identity() -> bytes:
+    """A fresh identity for a record being written."""
+    return os.urandom(IDENTITY_BYTES)
 
 
 class StoreUnavailable(Exception):
@@ -50,26 +73,31 @@ class StoreMisconfigured(Exception):
 @dataclass(frozen=True)
 class Loaded:
     """A match as loaded: its version, its record, the version that the idempotency
-    key the caller asked about produced (``None`` if the key is new), and its base record
-    (``None`` until a commit wrote one)."""
+    key the caller asked about produced (``None`` if the key is new), its base record
+    (``None`` until a commit wrote one) and the record's identity (``b""`` for a record
+    written before identities), which a commit made from this record passes back."""
 
     version: int
     record: bytes
     idempotent_version: int | None = None
     base: bytes | None = None
+    identity: bytes = b""
 
 
 @dataclass(frozen=True)
 class CommitResult:
-    """``committed`` is false when the version had moved on or the idempotency key was
+    """``committed`` is false when the store no longer held the record the commit was made
+    from (the version had moved on, or another record holds it) or the idempotency key was
     already used; ``version`` is the version the match has now (the new one after a commit,
-    -1 when the match does not exist). A refused commit of an existing match carries the
-    match as :meth:`MatchStore.load` would have returned it for the same key (``current``),
-    so the caller re-checks its move without another read."""
+    -1 when the match does not exist). A committed record's identity is ``identity``. A
+    refused commit of an existing match carries the match as :meth:`MatchStore.load` would
+    have returned it for the same key (``current``), so the caller re-checks its move
+    without another read."""
 
     committed: bool
     version: int
     current: Loaded | None = None
+    identity: bytes = b""
 
 
 @dataclass(frozen=True)
@@ -118,9 +146,9 @@ class MatchStore(Protocol):
 
     def create(
         self, match_id: str, record: bytes, ttl: int, listed: Listed | None = None, due_ms: int | None = None
-    ) -> bool:
-        """Store a new match at version 0 (and its listing entry, if given; due at ``due_ms``);
-        false if the id is taken."""
+    ) -> bytes | None:
+        """Store a new match at version 0 (and its listing entry, if given; due at ``due_ms``):
+        the record's identity, or ``None`` if the id is taken."""
 
     def load(self, match_id: str, idempotency_key: str | None = None) -> Loaded | None:
         """The match (and the version ``idempotency_key`` produced), or ``None``."""
@@ -136,14 +164,20 @@ class MatchStore(Protocol):
         base: bytes | None = None,
         listed: Listed | None = None,
         due_ms: int | None = None,
+        expected_identity: bytes | None = None,
     ) -> CommitResult:
-        """Write ``record`` as version ``expected_version + 1`` if the match is still at
-        ``expected_version`` and ``idempotency_key`` (if any) produced no earlier version,
-        append ``log_entry``, remember that ``idempotency_key`` produced the new version,
-        replace the base record with ``base`` if given, put ``listed`` in the listing index,
-        and refresh the whole match's time to live — atomically (the index entry is a hint
-        beside it on Redis). Otherwise change nothing and answer the match as it is
-        (:attr:`CommitResult.current`, with its base).
+        """Write ``record`` as version ``expected_version + 1``, with a new identity, if the
+        match is still at ``expected_version`` and the record there has ``expected_identity``
+        and ``idempotency_key`` (if any) produced no earlier version; append ``log_entry``,
+        remember that ``idempotency_key`` produced the new version, replace the base record
+        with ``base`` if given, put ``listed`` in the listing index, and refresh the whole
+        match's time to live — atomically (the index entry is a hint beside it on Redis).
+        Otherwise change nothing and answer the match as it is (:attr:`CommitResult.current`,
+        with its base and identity).
+
+        ``expected_identity`` is the :attr:`Loaded.identity` of the record the new one was
+        made from: a caller that holds a record passes it (the referee always does).
+        ``None`` compares the version only, for callers that hold none (tools, tests).
 
         On success, also note in the due index that the new version is due at ``due_ms``
         (``None``: never), in the same round trip.

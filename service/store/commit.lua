@@ -1,72 +1,79 @@
 -- Compare-and-set one move of one match, atomically; on a refusal, answer the match as a
 -- load would have (etcd's put-or-get), so a referee that committed on a cached record
 -- re-checks its move without another round trip.
--- KEYS[1] match hash {v = version, d = record, b = base record}   KEYS[2] action log (list)
+-- KEYS[1] match hash {v = version, d = record, b = base record, i = the record's identity}
+-- KEYS[2] action log (list)
 -- KEYS[3] idempotency hash {key = version it produced}, shared by the match's keyed moves
 -- KEYS[4] channel the new version is published on (a key, so that a cluster routes it with
 --         the match: sharded pub/sub stays in the match's shard)
--- ARGV[1] expected version   ARGV[2] new record   ARGV[3] log entry
--- ARGV[4] time to live (s)   ARGV[5] idempotency key to remember, or ''
--- ARGV[6] '1' to publish with SPUBLISH (Redis Cluster), '' for PUBLISH (a single Redis)
--- ARGV[7] new base record, or ''
+-- What the move was made from, which the match must still hold:
+-- ARGV[1] its version   ARGV[2] its record's identity ('' for a record written before
+--         identities, which has none; '*' for any record at that version)
+-- What the move writes:
+-- ARGV[3] new record   ARGV[4] its identity (random, new with every write)   ARGV[5] log entry
+-- ARGV[6] time to live (s)   ARGV[7] idempotency key to remember, or ''
+-- ARGV[8] '1' to publish with SPUBLISH (Redis Cluster), '' for PUBLISH (a single Redis)
+-- ARGV[9] new base record, or ''
 -- On a single Redis the indexes' hints go in the same call (on a cluster their keys are in
 -- other slots, and the store writes them apart):
--- ARGV[8] the match id (their member)   ARGV[9] its listing score (updated, ms), or ''
--- ARGV[10] when the listing keys expire (ms since the epoch)   ARGV[11] its due time (ms), or ''
--- KEYS[5], KEYS[6] the listing keys, when ARGV[9] is set; the due index's key last, when
--- ARGV[11] is set. A refused move writes no hint.
--- Returns {1, new_version} when committed; {0, current_version, record, produced, base} when the
--- version moved on or the idempotency key already produced a version (produced: that
--- version, or false); {0, -1} when the match does not exist; {-1, current_version} when
--- the log does not have one entry per version (keys evicted): such a match is never
--- continued.
+-- ARGV[10] the match id (their member)   ARGV[11] its listing score (updated, ms), or ''
+-- ARGV[12] when the listing keys expire (ms since the epoch)   ARGV[13] its due time (ms), or ''
+-- KEYS[5], KEYS[6] the listing keys, when ARGV[11] is set; the due index's key last, when
+-- ARGV[13] is set. A refused move writes no hint.
+-- Returns {1, new_version} when committed; {0, current_version, record, produced, base,
+-- identity} when the match holds another record (the version moved on, or the record at
+-- that version is another one: Redis lost the one the move was made from) or the
+-- idempotency key already produced a version (produced: that version, or false); {0, -1}
+-- when the match does not exist; {-1, current_version} when the log does not have one entry
+-- per version (keys evicted): such a match is never continued.
 local current = redis.call('HGET', KEYS[1], 'v')
 if not current then
   return {0, -1}
 end
 current = tonumber(current)
+local identity = redis.call('HGET', KEYS[1], 'i') or ''
 local log_length = redis.call('LLEN', KEYS[2])
 local produced = false
-if ARGV[5] ~= '' then
-  produced = redis.call('HGET', KEYS[3], ARGV[5])
+if ARGV[7] ~= '' then
+  produced = redis.call('HGET', KEYS[3], ARGV[7])
 end
-if current ~= tonumber(ARGV[1]) or produced then
+if current ~= tonumber(ARGV[1]) or (ARGV[2] ~= '*' and identity ~= ARGV[2]) or produced then
   -- The answer stands for a load, so it refuses a damaged match as a load does.
   if log_length < current then
     return {-1, current}
   end
   local stored = redis.call('HMGET', KEYS[1], 'd', 'b')
-  return {0, current, stored[1], produced, stored[2]}
+  return {0, current, stored[1], produced, stored[2], identity}
 end
 if log_length ~= current then
   return {-1, current}
 end
 local new_version = current + 1
-local ttl = tonumber(ARGV[4])
-redis.call('HSET', KEYS[1], 'v', new_version, 'd', ARGV[2])
-if ARGV[7] ~= '' then
-  redis.call('HSET', KEYS[1], 'b', ARGV[7])
+local ttl = tonumber(ARGV[6])
+redis.call('HSET', KEYS[1], 'v', new_version, 'd', ARGV[3], 'i', ARGV[4])
+if ARGV[9] ~= '' then
+  redis.call('HSET', KEYS[1], 'b', ARGV[9])
 end
-redis.call('RPUSH', KEYS[2], ARGV[3])
-if ARGV[5] ~= '' then
-  redis.call('HSET', KEYS[3], ARGV[5], new_version)
+redis.call('RPUSH', KEYS[2], ARGV[5])
+if ARGV[7] ~= '' then
+  redis.call('HSET', KEYS[3], ARGV[7], new_version)
 end
 redis.call('EXPIRE', KEYS[1], ttl)
 redis.call('EXPIRE', KEYS[2], ttl)
 redis.call('EXPIRE', KEYS[3], ttl)
-if ARGV[6] == '1' then
+if ARGV[8] == '1' then
   redis.call('SPUBLISH', KEYS[4], new_version)
 else
   redis.call('PUBLISH', KEYS[4], new_version)
 end
-if ARGV[9] and ARGV[9] ~= '' then
+if ARGV[11] and ARGV[11] ~= '' then
   for i = 5, 6 do
-    if redis.call('ZADD', KEYS[i], ARGV[9], ARGV[8]) == 1 then
-      redis.call('PEXPIREAT', KEYS[i], ARGV[10])
+    if redis.call('ZADD', KEYS[i], ARGV[11], ARGV[10]) == 1 then
+      redis.call('PEXPIREAT', KEYS[i], ARGV[12])
     end
   end
 end
-if ARGV[11] and ARGV[11] ~= '' then
-  redis.call('ZADD', KEYS[#KEYS], 'LT', ARGV[11], ARGV[8])
+if ARGV[13] and ARGV[13] ~= '' then
+  redis.call('ZADD', KEYS[#KEYS], 'LT', ARGV[13], ARGV[10])
 end
 return {1, new_version}

@@ -1,12 +1,13 @@
 """The file store: matches in one SQLite file, the default of ``referee serve`` without Redis.
 
-The same semantics as the Redis store: a move is one transaction that compares the version,
-writes the record, appends the log entry and remembers the idempotency key, so a process
-killed at any point leaves the old state or the new one. The database runs in WAL mode with
-``synchronous=FULL``: a move is on disk before it is acknowledged, so it survives ``kill -9``
-and a power cut (one fsync, about 0.2 ms here, as much as a Redis round trip). Several
-worker processes share the file: each opens its own connection, writers take the lock at
-the start of their transaction (``BEGIN IMMEDIATE``) and wait up to ``busy_timeout`` for it.
+The same semantics as the Redis store: a move is one transaction that compares the version
+and the record's identity, writes the record, appends the log entry and remembers the
+idempotency key, so a process killed at any point leaves the old state or the new one. The
+database runs in WAL mode with ``synchronous=FULL``: a move is on disk before it is
+acknowledged, so it survives ``kill -9`` and a power cut (one fsync, about 0.2 ms here, as
+much as a Redis round trip). Several worker processes share the file: each opens its own
+connection, writers take the lock at the start of their transaction (``BEGIN IMMEDIATE``)
+and wait up to ``busy_timeout`` for it.
 
 Matches expire like Redis keys: an expired match is never served, and every ten seconds at
 most a new match's transaction also deletes up to 50 expired ones with their logs (a few
@@ -29,7 +30,16 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from service.store.base import CommitResult, Listed, ListedMatch, ListFilter, ListPosition, Loaded, StoreUnavailable
+from service.store.base import (
+    CommitResult,
+    Listed,
+    ListedMatch,
+    ListFilter,
+    ListPosition,
+    Loaded,
+    StoreUnavailable,
+    new_identity,
+)
 
 log = logging.getLogger("referee.store")
 
@@ -39,7 +49,8 @@ CREATE TABLE IF NOT EXISTS matches (
     version INTEGER NOT NULL,
     record BLOB NOT NULL,
     expires_at REAL NOT NULL,
-    base BLOB
+    base BLOB,
+    identity BLOB
 );
 CREATE INDEX IF NOT EXISTS matches_by_expiry ON matches (expires_at);
 CREATE TABLE IF NOT EXISTS moves (
@@ -122,21 +133,23 @@ class FileStore:
         connection.execute("PRAGMA journal_mode = WAL")
         connection.execute("PRAGMA synchronous = FULL")
         connection.executescript(_SCHEMA)
-        self._add_base_column(connection)
+        self._add_columns(connection)
         self._connection, self._pid = connection, os.getpid()
         return connection
 
     @staticmethod
-    def _add_base_column(connection: sqlite3.Connection) -> None:
-        """A file written before records were stored as deltas has no ``base`` column: add
-        it (a column that defaults to NULL: no row is rewritten, the file stays readable)."""
-        columns = {row[1] for row in connection.execute("PRAGMA table_info(matches)")}
-        if "base" not in columns:
-            try:
-                connection.execute("ALTER TABLE matches ADD COLUMN base BLOB")
-            except sqlite3.OperationalError:
-                if "base" not in {row[1] for row in connection.execute("PRAGMA table_info(matches)")}:
-                    raise
+    def _add_columns(connection: sqlite3.Connection) -> None:
+        """A file written before records were stored as deltas has no ``base`` column, one
+        written before records had identities no ``identity`` column: add them (columns that
+        default to NULL: no row is rewritten, the file stays readable). Another process may
+        add one at the same moment."""
+        for column in ("base", "identity"):
+            if column not in {row[1] for row in connection.execute("PRAGMA table_info(matches)")}:
+                try:
+                    connection.execute(f"ALTER TABLE matches ADD COLUMN {column} BLOB")
+                except sqlite3.OperationalError:
+                    if column not in {row[1] for row in connection.execute("PRAGMA table_info(matches)")}:
+                        raise
 
     @contextmanager
     def _transaction(self, write: bool) -> Iterator[sqlite3.Connection]:
@@ -164,11 +177,16 @@ class FileStore:
 
     @staticmethod
     def _live_version(connection: sqlite3.Connection, match_id: str, now: float) -> Loaded | None:
-        """The live match's version, record and base (no idempotency key looked up)."""
+        """The live match's version, record, base and identity (no idempotency key looked up)."""
         row = connection.execute(
-            "SELECT version, record, base FROM matches WHERE id = ? AND expires_at > ?", (match_id, now)
+            "SELECT version, record, base, identity FROM matches WHERE id = ? AND expires_at > ?", (match_id, now)
         ).fetchone()
-        return Loaded(int(row[0]), bytes(row[1]), None, bytes(row[2]) if row[2] is not None else None) if row else None
+        if row is None:
+            return None
+        version, record, base, identity = row
+        return Loaded(
+            int(version), bytes(record), None, bytes(base) if base is not None else None, bytes(identity or b"")
+        )
 
     @staticmethod
     def _set_due(connection: sqlite3.Connection, match_id: str, due_ms: int | None) -> None:
@@ -217,20 +235,20 @@ class FileStore:
 
     def create(
         self, match_id: str, record: bytes, ttl: int, listed: Listed | None = None, due_ms: int | None = None
-    ) -> bool:
-        now = self._clock()
+    ) -> bytes | None:
+        now, identity = self._clock(), new_identity()
         with self._transaction(write=True) as connection:
             self._sweep(connection, now)
             if self._live_version(connection, match_id, now) is not None:
-                return False
+                return None
             self._delete(connection, [match_id])
             connection.execute(
-                "INSERT INTO matches (id, version, record, expires_at) VALUES (?, 0, ?, ?)",
-                (match_id, record, now + ttl),
+                "INSERT INTO matches (id, version, record, expires_at, identity) VALUES (?, 0, ?, ?, ?)",
+                (match_id, record, now + ttl, identity),
             )
             self._list(connection, match_id, listed)
             self._set_due(connection, match_id, due_ms)
-            return True
+            return identity
 
     @staticmethod
     def _produced(connection: sqlite3.Connection, match_id: str, idempotency_key: str | None) -> int | None:
@@ -261,19 +279,25 @@ class FileStore:
         base: bytes | None = None,
         listed: Listed | None = None,
         due_ms: int | None = None,
+        expected_identity: bytes | None = None,
     ) -> CommitResult:
-        now = self._clock()
+        now, identity = self._clock(), new_identity()
         with self._transaction(write=True) as connection:
             live = self._live_version(connection, match_id, now)
             if live is None:
                 return CommitResult(False, -1)
             produced = self._produced(connection, match_id, idempotency_key)
-            if live.version != expected_version or produced is not None:
+            if (
+                live.version != expected_version
+                or (expected_identity is not None and live.identity != expected_identity)
+                or produced is not None
+            ):
                 return CommitResult(False, live.version, replace(live, idempotent_version=produced))
             new_version = expected_version + 1
             connection.execute(
-                "UPDATE matches SET version = ?, record = ?, base = coalesce(?, base), expires_at = ? WHERE id = ?",
-                (new_version, record, base, now + ttl, match_id),
+                "UPDATE matches SET version = ?, record = ?, base = coalesce(?, base), expires_at = ?, identity = ? "
+                "WHERE id = ?",
+                (new_version, record, base, now + ttl, identity, match_id),
             )
             connection.execute(
                 "INSERT INTO moves (match_id, idx, entry) VALUES (?, ?, ?)", (match_id, expected_version, log_entry)
@@ -287,7 +311,7 @@ class FileStore:
             self._set_due(connection, match_id, due_ms)
         for listener in self._listeners:
             listener(match_id, new_version)
-        return CommitResult(True, new_version)
+        return CommitResult(True, new_version, identity=identity)
 
     def history(self, match_id: str, start: int, stop: int) -> list[bytes]:
         stop = min(stop, _MAX_INDEX)

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from service.store.base import CommitResult, Listed, ListedMatch, ListFilter, ListPosition, Loaded
+from service.store.base import CommitResult, Listed, ListedMatch, ListFilter, ListPosition, Loaded, new_identity
 
 
 @dataclass
@@ -26,6 +26,10 @@ class _Match:
     idempotency: dict[str, int] = field(default_factory=dict)
     base: bytes | None = None
     listed: Listed | None = None
+    identity: bytes = b""
+
+    def loaded(self, produced: int | None = None) -> Loaded:
+        return Loaded(self.version, self.record, produced, self.base, self.identity)
 
 
 class MemoryStore:
@@ -57,21 +61,21 @@ class MemoryStore:
 
     def create(
         self, match_id: str, record: bytes, ttl: int, listed: Listed | None = None, due_ms: int | None = None
-    ) -> bool:
+    ) -> bytes | None:
         with self._lock:
             if self._live(match_id) is not None:
-                return False
-            self._matches[match_id] = _Match(0, record, self._clock() + ttl, listed=listed)
+                return None
+            identity = new_identity()
+            self._matches[match_id] = _Match(0, record, self._clock() + ttl, listed=listed, identity=identity)
             self._set_due(match_id, due_ms)
-            return True
+            return identity
 
     def load(self, match_id: str, idempotency_key: str | None = None) -> Loaded | None:
         with self._lock:
             match = self._live(match_id)
             if match is None:
                 return None
-            produced = match.idempotency.get(idempotency_key) if idempotency_key else None
-            return Loaded(match.version, match.record, produced, match.base)
+            return match.loaded(match.idempotency.get(idempotency_key) if idempotency_key else None)
 
     def commit(
         self,
@@ -84,16 +88,22 @@ class MemoryStore:
         base: bytes | None = None,
         listed: Listed | None = None,
         due_ms: int | None = None,
+        expected_identity: bytes | None = None,
     ) -> CommitResult:
         with self._lock:
             match = self._live(match_id)
             if match is None:
                 return CommitResult(False, -1)
             produced = match.idempotency.get(idempotency_key) if idempotency_key else None
-            if match.version != expected_version or produced is not None:
-                return CommitResult(False, match.version, Loaded(match.version, match.record, produced, match.base))
+            if (
+                match.version != expected_version
+                or (expected_identity is not None and match.identity != expected_identity)
+                or produced is not None
+            ):
+                return CommitResult(False, match.version, match.loaded(produced))
             match.version += 1
             match.record = record
+            match.identity = new_identity()
             if base is not None:
                 match.base = base
             match.log.append(log_entry)
@@ -103,10 +113,10 @@ class MemoryStore:
             if listed is not None:
                 match.listed = listed
             self._set_due(match_id, due_ms)
-            new_version = match.version
+            new_version, identity = match.version, match.identity
         for listener in self._listeners:
             listener(match_id, new_version)
-        return CommitResult(True, new_version)
+        return CommitResult(True, new_version, identity=identity)
 
     def history(self, match_id: str, start: int, stop: int) -> list[bytes]:
         with self._lock:

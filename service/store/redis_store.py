@@ -3,7 +3,9 @@
 Keys of one match share the hash tag ``{<match_id>}``, so the Lua compare-and-set touches
 them all on one node, Redis Cluster included::
 
-    m:{id}            hash  v = version, d = record, b = base record (once a commit wrote one)
+    m:{id}            hash  v = version, d = record, b = base record (once a commit wrote one),
+                            i = the record's identity (:mod:`service.store.base`; none on a
+                            record written before identities)
     m:{id}:log        list  one entry per committed move (entry i produced version i + 1)
     m:{id}:idem       hash  idempotency key -> the version its move produced
     channel m:{id}:v  the new version is published on every commit (SPUBLISH on a cluster,
@@ -86,6 +88,7 @@ from service.store.base import (
     MatchDamaged,
     StoreMisconfigured,
     StoreUnavailable,
+    new_identity,
 )
 from service.store.direct import DirectConnections
 
@@ -95,10 +98,13 @@ _FAILURES = (RedisError, OSError)
 
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'v', 0, 'd', ARGV[1])
+redis.call('HSET', KEYS[1], 'v', 0, 'd', ARGV[1], 'i', ARGV[3])
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
 return 1
 """
+
+#: ``commit.lua``'s expected identity that accepts any record at the expected version.
+_ANY_RECORD = "*"
 
 _RESCHEDULE = """
 local seen = redis.call('ZSCORE', KEYS[1], ARGV[1])
@@ -258,30 +264,31 @@ class RedisStore:
 
     def create(
         self, match_id: str, record: bytes, ttl: int, listed: Listed | None = None, due_ms: int | None = None
-    ) -> bool:
-        key = _match_key(match_id)
+    ) -> bytes | None:
+        key, identity = _match_key(match_id), new_identity()
         try:
-            return bool(self._write(self._create, [key], [record, ttl], match_id, listed, due_ms))
+            created = self._write(self._create, [key], [record, ttl, identity], match_id, listed, due_ms)
         except _FAILURES as exc:
             raise _unavailable(exc) from exc
+        return identity if created else None
 
     def load(self, match_id: str, idempotency_key: str | None = None) -> Loaded | None:
         try:
             pipe = self._redis.pipeline(transaction=False)
-            pipe.hmget(_match_key(match_id), ["v", "d", "b"])
+            pipe.hmget(_match_key(match_id), ["v", "d", "b", "i"])
             pipe.llen(_log_key(match_id))
             if idempotency_key is not None:
                 pipe.hget(_idem_key(match_id), idempotency_key)
             replies = pipe.execute()
         except _FAILURES as exc:
             raise _unavailable(exc) from exc
-        (version, record, base), log_length = replies[0], replies[1]
+        (version, record, base, identity), log_length = replies[0], replies[1]
         if version is None or record is None:
             return None
         if int(log_length) < int(version):
             raise MatchDamaged(f"match {match_id} is at version {int(version)} with {log_length} log entries")
         produced = replies[2] if idempotency_key is not None else None
-        return Loaded(int(version), record, int(produced) if produced is not None else None, base)
+        return Loaded(int(version), record, int(produced) if produced is not None else None, base, identity or b"")
 
     def commit(
         self,
@@ -294,11 +301,15 @@ class RedisStore:
         base: bytes | None = None,
         listed: Listed | None = None,
         due_ms: int | None = None,
+        expected_identity: bytes | None = None,
     ) -> CommitResult:
         keys = [_match_key(match_id), _log_key(match_id), _idem_key(match_id), version_channel(match_id)]
+        identity = new_identity()
         args = [
             expected_version,
+            _ANY_RECORD if expected_identity is None else expected_identity,
             record,
+            identity,
             log_entry,
             ttl,
             idempotency_key or "",
@@ -317,9 +328,9 @@ class RedisStore:
             raise MatchDamaged(f"match {match_id} is at version {version} with a log of another length")
         if status == 0 and version >= 0:
             produced = reply[3]
-            current = Loaded(version, reply[2], int(produced) if produced is not None else None, reply[4])
+            current = Loaded(version, reply[2], int(produced) if produced is not None else None, reply[4], reply[5])
             return CommitResult(False, version, current)
-        return CommitResult(bool(status), version)
+        return CommitResult(bool(status), version, identity=identity if status else b"")
 
     def _write(
         self,

@@ -25,7 +25,7 @@ def test_matches_outlive_the_store_object(tmp_path: Path) -> None:
     assert again.history("durable-1", 0, 10) == [b"e1"]
 
 
-def test_a_file_written_before_base_records_opens_and_gains_the_column(tmp_path: Path) -> None:
+def test_a_file_written_before_base_records_and_identities_opens_and_gains_the_columns(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
     old = sqlite3.connect(path)
     old.executescript(
@@ -37,10 +37,11 @@ def test_a_file_written_before_base_records_opens_and_gains_the_column(tmp_path:
     old.close()
     store = FileStore(path)
     loaded = store.load("old-1")
-    assert (loaded.version, loaded.record, loaded.base) == (0, b"{}", None)
-    store.commit("old-1", 0, b"d1", b"e1", 60, base=b"b1")
-    assert store.load("old-1").base == b"b1"
-    assert FileStore(path).load("old-1").base == b"b1", "a second opening finds the column there"
+    assert (loaded.version, loaded.record, loaded.base, loaded.identity) == (0, b"{}", None, b"")
+    committed = store.commit("old-1", 0, b"d1", b"e1", 60, base=b"b1", expected_identity=b"")
+    assert committed.committed and store.load("old-1").base == b"b1"
+    again = FileStore(path).load("old-1")
+    assert (again.base, again.identity) == (b"b1", committed.identity), "a second opening finds the columns there"
 
 
 def test_the_file_is_in_wal_mode_and_syncs_every_commit(tmp_path: Path) -> None:

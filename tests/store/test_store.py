@@ -3,12 +3,22 @@ real Redis Cluster."""
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 
 import pytest
 
-from service.store import FileStore, Listed, ListFilter, ListPosition, Loaded, MemoryStore, RedisStore
+from service.store import (
+    IDENTITY_BYTES,
+    FileStore,
+    Listed,
+    ListFilter,
+    ListPosition,
+    Loaded,
+    MemoryStore,
+    RedisStore,
+)
 from service.tokens import new_match_id
 
 
@@ -46,10 +56,10 @@ def test_a_commit_may_replace_the_base_record_and_every_load_answers_it(store) -
     store.create(match_id, b"v0", 60)
     assert store.load(match_id).base is None
     store.commit(match_id, 0, b"d1", b"e1", 60, base=b"base-1")
-    store.commit(match_id, 1, b"d2", b"e2", 60)
+    second = store.commit(match_id, 1, b"d2", b"e2", 60)
     assert (store.load(match_id).record, store.load(match_id).base) == (b"d2", b"base-1")
     refused = store.commit(match_id, 0, b"dX", b"eX", 60, base=b"base-X")
-    assert not refused.committed and refused.current == Loaded(2, b"d2", None, b"base-1")
+    assert not refused.committed and refused.current == Loaded(2, b"d2", None, b"base-1", second.identity)
     store.commit(match_id, 2, b"d3", b"e3", 60, "key-3", base=b"base-3")
     loaded = store.load(match_id, "key-3")
     assert (loaded.version, loaded.record, loaded.idempotent_version, loaded.base) == (3, b"d3", 3, b"base-3")
@@ -60,14 +70,14 @@ def test_a_refused_commit_answers_the_match_as_a_load_would(store) -> None:
     current record, version and what the request's idempotency key produced."""
     match_id = new_match_id()
     store.create(match_id, b"v0", 60)
-    store.commit(match_id, 0, b"v1", b"e1", 60, "key-1")
+    first = store.commit(match_id, 0, b"v1", b"e1", 60, "key-1")
     behind = store.commit(match_id, 0, b"other", b"eX", 60)
     assert (behind.committed, behind.version) == (False, 1)
-    assert behind.current == store.load(match_id) == Loaded(1, b"v1", None)
+    assert behind.current == store.load(match_id) == Loaded(1, b"v1", None, None, first.identity)
     keyed = store.commit(match_id, 0, b"other", b"eX", 60, "key-1")
-    assert keyed.current == store.load(match_id, "key-1") == Loaded(1, b"v1", 1)
+    assert keyed.current == store.load(match_id, "key-1") == Loaded(1, b"v1", 1, None, first.identity)
     fresh_key = store.commit(match_id, 0, b"other", b"eX", 60, "key-2")
-    assert fresh_key.current == Loaded(1, b"v1", None)
+    assert fresh_key.current == Loaded(1, b"v1", None, None, first.identity)
     assert store.history(match_id, 0, 10) == [b"e1"], "a refused commit appended nothing"
 
 
@@ -77,11 +87,68 @@ def test_a_used_idempotency_key_refuses_a_commit_even_at_the_current_version(sto
     earlier version back."""
     match_id = new_match_id()
     store.create(match_id, b"v0", 60)
-    store.commit(match_id, 0, b"v1", b"e1", 60, "key-1")
-    again = store.commit(match_id, 1, b"v2", b"e2", 60, "key-1")
-    assert (again.committed, again.version, again.current) == (False, 1, Loaded(1, b"v1", 1))
+    first = store.commit(match_id, 0, b"v1", b"e1", 60, "key-1")
+    again = store.commit(match_id, 1, b"v2", b"e2", 60, "key-1", expected_identity=first.identity)
+    assert (again.committed, again.version, again.current) == (False, 1, Loaded(1, b"v1", 1, None, first.identity))
     assert store.history_length(match_id) == 1
     assert store.commit(match_id, 1, b"v2", b"e2", 60, "key-2").committed
+
+
+def test_every_write_gives_the_record_a_new_identity_that_loads_and_refusals_answer(store) -> None:
+    match_id = new_match_id()
+    created = store.create(match_id, b"v0", 60)
+    assert isinstance(created, bytes) and len(created) == IDENTITY_BYTES
+    assert store.load(match_id).identity == created
+    first = store.commit(match_id, 0, b"v1", b"e1", 60, expected_identity=created)
+    assert first.committed and first.identity not in (b"", created)
+    assert store.load(match_id).identity == first.identity
+    refused = store.commit(match_id, 0, b"vX", b"eX", 60, expected_identity=created)
+    assert not refused.committed and refused.identity == b"" and refused.current.identity == first.identity
+
+
+def test_a_commit_made_from_another_record_of_the_same_version_is_refused(store) -> None:
+    """What a store that lost writes looks like to a cache: the match is back at a version
+    number a lost record had, under another record. The commit made from the lost record
+    changes nothing and answers the record the store holds."""
+    match_id = new_match_id()
+    created = store.create(match_id, b"v0", 60)
+    held = store.commit(match_id, 0, b"v1", b"e1", 60, base=b"b1", expected_identity=created)
+    lost_identity = bytes(b ^ 0xFF for b in held.identity)
+    refused = store.commit(match_id, 1, b"v2", b"e2", 60, "key-2", expected_identity=lost_identity)
+    assert (refused.committed, refused.version) == (False, 1)
+    assert refused.current == Loaded(1, b"v1", None, b"b1", held.identity) == store.load(match_id)
+    assert store.history(match_id, 0, 10) == [b"e1"]
+    assert store.load(match_id, "key-2").idempotent_version is None, "a refused commit kept its key"
+    assert store.commit(match_id, 1, b"v2", b"e2", 60, "key-2", expected_identity=held.identity).committed
+
+
+def test_a_record_written_before_identities_reads_and_goes_on(store) -> None:
+    """A record stored by the version before has no identity: it loads with ``b""``, a commit
+    naming none succeeds on it and writes one, and a commit naming any other is refused."""
+    match_id = new_match_id()
+    store.create(match_id, b"v0", 60)
+    store.commit(match_id, 0, b"v1", b"e1", 60)
+    _drop_identity(store, match_id)
+    assert store.load(match_id).identity == b""
+    assert not store.commit(match_id, 1, b"vX", b"eX", 60, expected_identity=b"\0" * IDENTITY_BYTES).committed
+    refused = store.commit(match_id, 0, b"vX", b"eX", 60, expected_identity=b"")
+    assert not refused.committed and refused.current == Loaded(1, b"v1")
+    second = store.commit(match_id, 1, b"v2", b"e2", 60, expected_identity=b"")
+    assert second.committed and len(second.identity) == IDENTITY_BYTES
+    assert store.load(match_id).identity == second.identity
+    assert not store.commit(match_id, 2, b"v3", b"e3", 60, expected_identity=b"").committed
+    assert store.history(match_id, 0, 10) == [b"e1", b"e2"]
+
+
+def _drop_identity(store, match_id: str) -> None:
+    """Make the match's record look like one written before records had identities."""
+    if isinstance(store, MemoryStore):
+        store._matches[match_id].identity = b""
+    elif isinstance(store, FileStore):
+        with sqlite3.connect(store.path) as connection:
+            connection.execute("UPDATE matches SET identity = NULL WHERE id = ?", (match_id,))
+    else:
+        store.client.hdel(f"m:{{{match_id}}}", "i")
 
 
 def test_commit_on_a_missing_match_reports_it(store) -> None:
