@@ -13,8 +13,8 @@ restarted beside a living one finds a free region. A worker writes only its own
 region, so writers never race one another. Each region is a two-way table of fixed-size
 slots: a match may live in either of two slots chosen by the CRC of its id, and a new match
 takes the one written least recently, so two active matches that share one choice both stay.
-A lookup reads the match's two slots in every region and takes the one holding the asked
-version.
+A lookup reads the match's two slots in every region and takes, of those holding the asked
+version, the one written last.
 
 Readers take no lock (a seqlock): a writer makes the slot's sequence number odd, writes, and
 makes it even again; a reader copies the slot and uses it only if the sequence number was
@@ -23,6 +23,15 @@ worker killed halfway through a write leaves an odd number: the slot reads as em
 its region's next owner writes it. An entry is a hint like any other (the compare-and-set
 decides); these checks exist so that it is always a record the store really committed at
 that version, never a torn mix of two.
+
+Each entry keeps the record's identity (:mod:`service.store.base`), which the commit made
+from it passes back: a record of a branch the store lost (a Redis restarted from an older
+snapshot, a failover) is refused by the compare-and-set even when the match has come back to
+its version number. And the node takes the store's word over its own: a worker writes every
+record the store answers it (loaded, committed, or answered by a refused commit) whatever
+version its region held, and a lookup takes the most recently written of the records at the
+asked version, so once a worker has heard the store's record no worker of the node tries a
+lost one again.
 
 A record too big for a slot (game data far over the compact encoding's size) is not kept;
 its moves read first, as before.
@@ -36,16 +45,17 @@ import threading
 import time
 import zlib
 
-from service.store import Loaded
+from service.store import IDENTITY_BYTES, Loaded
 
-#: Slot header: sequence number, version, record length, base length (``NO_BASE`` when
-#: none), CRC-32 of the rest, when it was written (the machine's monotonic clock, ns), match
-#: id length, match id (new ids are 22 characters).
-_HEADER = struct.Struct("<QqIIIQB27s")
-_HEADER_BYTES = 64
+#: Slot header: sequence number, version, when it was written (the machine's monotonic
+#: clock, ns), record length, base length (``NO_BASE`` when none), CRC-32 of the rest, match
+#: id length, match id (new ids are 22 characters), identity length, the record's identity.
+_HEADER = struct.Struct(f"<QqQIIIB27sB{IDENTITY_BYTES}s")
+_HEADER_BYTES = 80
 _SEQ = struct.Struct("<Q")
-#: The header's first two fields (sequence number, version), what a lookup probes first.
-_PROBE = struct.Struct("<Qq")
+#: The header's first three fields (sequence number, version, when written), what a lookup
+#: probes first.
+_PROBE = struct.Struct("<QqQ")
 _NO_BASE = 0xFFFFFFFF
 _MAX_ID = 27
 
@@ -120,77 +130,88 @@ class NodeCache:
         return first, (first + 1 + (h >> 16) % (slots - 1)) % slots
 
     def record(self, match_id: str, version: int) -> Loaded | None:
-        """The record of ``match_id`` at ``version`` if a worker of this node kept it.
+        """The record of ``match_id`` at ``version`` that a worker of this node wrote last,
+        if one kept it.
 
-        Each candidate slot's sequence number and version are probed first: most slots
-        hold another match or another version, and are passed over without unpacking
-        the rest of their header."""
+        Each candidate slot's sequence number, version and time of writing are probed
+        first: most slots hold another match or another version, and are passed over
+        without unpacking the rest of their header; the others are read newest first."""
         ident = match_id.encode()
         memory = self.table.memory
         slots = self._slots(match_id)
+        candidates = []
         for region in range(self.table.regions):
             for slot in slots:
                 offset = self.table.offset(region, slot)
-                seq, stored_version = _PROBE.unpack_from(memory, offset)
+                seq, stored_version, written = _PROBE.unpack_from(memory, offset)
                 if stored_version == version and not seq & 1:
-                    found = self._read(offset, ident, version)
-                    if found is not None:
-                        return found
+                    candidates.append((written, offset))
+        for _, offset in sorted(candidates, reverse=True):
+            found = self._read(offset, ident, version)
+            if found is not None:
+                return found
         return None
 
     def _read(self, offset: int, ident: bytes, version: int) -> Loaded | None:
         memory = self.table.memory
-        seq, stored_version, record_len, base_len, crc, _, id_len, stored_id = _HEADER.unpack_from(memory, offset)
+        seq, stored_version, _, record_len, base_len, crc, id_len, stored_id, identity_len, identity = (
+            _HEADER.unpack_from(memory, offset)
+        )
         if seq & 1 or stored_version != version or stored_id[:id_len] != ident or id_len != len(ident):
             return None
         size = record_len + (0 if base_len == _NO_BASE else base_len)
-        if size > self.table.slot_bytes - _HEADER_BYTES:
+        if size > self.table.slot_bytes - _HEADER_BYTES or identity_len > IDENTITY_BYTES:
             return None
         start = offset + _HEADER_BYTES
         data = memory[start : start + size]
-        if _SEQ.unpack_from(memory, offset)[0] != seq or _checksum(version, ident, data) != crc:
+        identity = identity[:identity_len]
+        if _SEQ.unpack_from(memory, offset)[0] != seq or _checksum(version, ident, identity, data) != crc:
             return None
         base = None if base_len == _NO_BASE else data[record_len:]
-        return Loaded(version, data[:record_len], None, base)
+        return Loaded(version, data[:record_len], None, base, identity)
 
     def remember(self, match_id: str, loaded: Loaded) -> None:
-        """Keep ``loaded`` in this worker's region, unless it holds a newer version of the
-        match already or the record does not fit."""
+        """Keep ``loaded`` in this worker's region as the match's latest record, whatever
+        version the region held (the store's word is the truth), unless it does not fit."""
         ident = match_id.encode()
         base = loaded.base
         data = loaded.record + (base or b"")
-        if len(ident) > _MAX_ID or len(data) > self.table.slot_bytes - _HEADER_BYTES:
+        if (
+            len(ident) > _MAX_ID
+            or len(loaded.identity) > IDENTITY_BYTES
+            or len(data) > self.table.slot_bytes - _HEADER_BYTES
+        ):
             self.forget(match_id)
             return
         with self._write_lock:
-            offset, seq, holds_it, stored_version = self._slot_to_write(ident, self._slots(match_id))
-            if holds_it and stored_version > loaded.version and not seq & 1:
-                return
+            offset, seq = self._slot_to_write(ident, self._slots(match_id))
             base_len = _NO_BASE if base is None else len(base)
             header = (
                 loaded.version,
+                time.monotonic_ns(),
                 len(loaded.record),
                 base_len,
-                _checksum(loaded.version, ident, data),
-                time.monotonic_ns(),
+                _checksum(loaded.version, ident, loaded.identity, data),
                 len(ident),
                 ident,
+                len(loaded.identity),
+                loaded.identity,
             )
             self._publish(offset, seq, header, data)
 
-    def _slot_to_write(self, ident: bytes, slots: tuple[int, int]) -> tuple[int, int, bool, int]:
+    def _slot_to_write(self, ident: bytes, slots: tuple[int, int]) -> tuple[int, int]:
         """In this worker's region, the slot that holds the match already, else the one
-        written least recently (a slot left mid-write counts as empty): its offset, its
-        sequence number, whether it holds the match, and the version it holds."""
+        written least recently (a slot left mid-write counts as empty): its offset and its
+        sequence number."""
         candidates = []
         for slot in slots:
             offset = self.table.offset(self.region, slot)
-            seq, version, _, _, _, stamp, id_len, stored_id = _HEADER.unpack_from(self.table.memory, offset)
+            seq, _, stamp, _, _, _, id_len, stored_id, _, _ = _HEADER.unpack_from(self.table.memory, offset)
             if id_len and stored_id[:id_len] == ident:
-                return offset, seq, True, version
-            candidates.append((0 if seq & 1 or not id_len else stamp + 1, offset, seq, version))
-        _, offset, seq, version = min(candidates)
-        return offset, seq, False, version
+                return offset, seq
+            candidates.append((0 if seq & 1 or not id_len else stamp + 1, offset, seq))
+        _, offset, seq = min(candidates)
+        return offset, seq
 
     def _publish(self, offset: int, seq: int, header: tuple, data: bytes = b"") -> None:
         """Write a slot of this worker's region under its sequence number: odd while the
@@ -209,10 +230,10 @@ class NodeCache:
         with self._write_lock:
             for slot in set(self._slots(match_id)):
                 offset = self.table.offset(self.region, slot)
-                seq, _, _, _, _, _, id_len, stored_id = _HEADER.unpack_from(self.table.memory, offset)
+                seq, _, _, _, _, _, id_len, stored_id, _, _ = _HEADER.unpack_from(self.table.memory, offset)
                 if id_len and stored_id[:id_len] == ident:
-                    self._publish(offset, seq, (-1, 0, _NO_BASE, 0, 0, 0, b""))
+                    self._publish(offset, seq, (-1, 0, 0, _NO_BASE, 0, 0, b"", 0, b""))
 
 
-def _checksum(version: int, ident: bytes, data: bytes) -> int:
-    return zlib.crc32(data, zlib.crc32(ident, version & 0xFFFFFFFF))
+def _checksum(version: int, ident: bytes, identity: bytes, data: bytes) -> int:
+    return zlib.crc32(data, zlib.crc32(identity, zlib.crc32(ident, version & 0xFFFFFFFF)))

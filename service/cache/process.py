@@ -7,13 +7,19 @@ per recently active match, the last record it saw (created, committed, loaded, o
 answered by a refused commit) with its version, and a move whose state token names that
 version is checked and committed on it without reading first.
 
-The entry is a hint, never the truth: the store's compare-and-set decides whether that version
-is still the current one. When it is not (another node moved the match, or the request is a
-retry whose answer was lost), the refused commit answers the current record and what the
-idempotency key produced, in the same round trip, and the move is checked again on those
-(:meth:`service.referee.Referee.act`); nothing is ever applied to a stale state. An entry is
-replaced by every newer record the process sees and dropped when a commit's outcome is
-unknown, so it never outlives a failed commit.
+The entry is a hint, never the truth: the store's compare-and-set decides whether the store
+still holds that very record. The entry keeps the record's identity with it
+(:mod:`service.store.base`), and the commit made from it passes that back, so the version
+alone never vouches for it: after the store lost writes (Redis restarted from an older
+snapshot, a failover) the match comes back to the version numbers the lost records had, but
+not to their identities. When the store holds another record (another node moved the match,
+the request is a retry whose answer was lost, or the cached record was lost), the refused
+commit answers the current record and what the idempotency key produced, in the same round
+trip, and the move is checked again on those (:meth:`service.referee.Referee.act`); nothing
+is ever applied to a state the store does not hold. The store's word wins: every record it
+answers (a load, a commit, a refused commit's answer) replaces the entry, whatever version
+the entry had, and the entry is dropped when a commit's outcome is unknown, so it never
+outlives a failed commit.
 
 Entries are the record bytes, decoded for each request: engines change a state in place while
 they apply a move, so a decoded match must never be shared between requests (and the bytes
@@ -44,8 +50,8 @@ class RecordCache(Protocol):
 
 
 class MatchCache:
-    """A bounded LRU map ``match_id -> Loaded`` (version, record, base record), safe to share
-    between threads and greenlets."""
+    """A bounded LRU map ``match_id -> Loaded`` (version, record, base record, identity), safe
+    to share between threads and greenlets."""
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
@@ -64,12 +70,12 @@ class MatchCache:
         return entry if entry is not None and entry.version == version else None
 
     def remember(self, match_id: str, loaded: Loaded) -> None:
-        """Keep ``loaded`` as the match's latest known record (an idempotency answer, which
-        belongs to one request, is not kept)."""
+        """Keep ``loaded`` as the match's latest known record, whatever version the entry
+        had (an idempotency answer, which belongs to one request, is not kept)."""
         if self.capacity <= 0:
             return
         with self._lock:
-            self._entries[match_id] = Loaded(loaded.version, loaded.record, None, loaded.base)
+            self._entries[match_id] = Loaded(loaded.version, loaded.record, None, loaded.base, loaded.identity)
             self._entries.move_to_end(match_id)
             while len(self._entries) > self.capacity:
                 self._entries.popitem(last=False)

@@ -12,8 +12,8 @@ import struct
 
 import pytest
 
-from service.cache.node import NodeCache, NodeTable
-from service.store import Loaded
+from service.cache.node import _HEADER, _HEADER_BYTES, NodeCache, NodeTable
+from service.store import IDENTITY_BYTES, Loaded
 
 
 def workers(regions: int = 2, slots: int = 8, slot_bytes: int = 512) -> list[NodeCache]:
@@ -46,11 +46,41 @@ def test_the_newest_version_any_worker_kept_is_found() -> None:
     assert first.record("match-a", 5).record == b"five"  # still a true record of version 5
 
 
-def test_an_older_record_never_replaces_a_newer_one_of_the_same_match() -> None:
-    first, _ = workers()
-    first.remember("match-a", Loaded(6, b"six"))
-    first.remember("match-a", Loaded(5, b"five"))  # a late answer for an earlier version
-    assert first.record("match-a", 6).record == b"six" and first.record("match-a", 5) is None
+def test_the_record_and_its_identity_are_found_together() -> None:
+    first, second = workers()
+    first.remember("match-a", Loaded(3, b"record-3", None, b"base", b"identity"))
+    assert second.record("match-a", 3) == Loaded(3, b"record-3", None, b"base", b"identity")
+    first.remember("match-b", Loaded(1, b"r"))  # written before identities
+    assert second.record("match-b", 1).identity == b""
+
+
+def test_the_stores_record_replaces_the_entry_whatever_version_it_had() -> None:
+    """A store that lost writes answers an older version than the one kept: the store's
+    record is the truth, so it replaces the entry."""
+    first, second = workers()
+    first.remember("match-a", Loaded(6, b"six of a lost branch", None, None, b"lost-six"))
+    first.remember("match-a", Loaded(4, b"four", None, None, b"held-4"))
+    assert second.record("match-a", 6) is None
+    assert second.record("match-a", 4) == Loaded(4, b"four", None, None, b"held-4")
+
+
+def test_of_two_records_at_the_asked_version_the_one_written_last_is_found() -> None:
+    """One worker kept a record the store then lost, another has since heard the record the
+    store holds at that version number: every worker of the node takes the latter."""
+    first, second = workers()
+    first.remember("match-a", Loaded(5, b"five, lost", None, None, b"lost-5.."))
+    second.remember("match-a", Loaded(5, b"five, held", None, None, b"held-5.."))
+    assert first.record("match-a", 5).record == second.record("match-a", 5).record == b"five, held"
+    first.remember("match-a", Loaded(5, b"five, held", None, None, b"held-5.."))
+    second.forget("match-a")
+    assert second.record("match-a", 5).identity == b"held-5.."
+
+
+def test_an_identity_longer_than_a_slot_holds_is_not_kept() -> None:
+    first, second = workers()
+    first.remember("match-a", Loaded(1, b"r", None, None, b"i"))
+    first.remember("match-a", Loaded(2, b"r", None, None, b"i" * (IDENTITY_BYTES + 1)))
+    assert second.record("match-a", 1) is None and second.record("match-a", 2) is None
 
 
 def test_forget_drops_this_workers_entry_and_a_newer_record_is_kept() -> None:
@@ -72,16 +102,18 @@ def test_a_record_too_big_for_a_slot_is_not_kept() -> None:
 
 def test_a_slot_caught_mid_write_or_damaged_reads_as_empty() -> None:
     first, second = workers()
-    first.remember("match-a", Loaded(1, b"record-one"))
-    offset, _, holds_it, _ = first._slot_to_write(b"match-a", first._slots("match-a"))
-    assert holds_it
+    first.remember("match-a", Loaded(1, b"record-one", None, None, b"identity"))
+    offset, _ = first._slot_to_write(b"match-a", first._slots("match-a"))
     memory = first.table.memory
     (seq,) = struct.unpack_from("<Q", memory, offset)
     struct.pack_into("<Q", memory, offset, seq + 1)  # a writer died halfway
     assert second.record("match-a", 1) is None
     struct.pack_into("<Q", memory, offset, seq)
     assert second.record("match-a", 1).record == b"record-one"
-    memory[offset + 64] ^= 0xFF  # one byte of the record changed: the checksum refuses it
+    memory[offset + _HEADER_BYTES] ^= 0xFF  # one byte of the record changed: the checksum refuses it
+    assert second.record("match-a", 1) is None
+    memory[offset + _HEADER_BYTES] ^= 0xFF
+    memory[offset + _HEADER.size - 1] ^= 0xFF  # the last byte of the identity: refused as well
     assert second.record("match-a", 1) is None
 
 

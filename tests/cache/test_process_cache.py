@@ -41,3 +41,13 @@ def test_capacity_zero_keeps_nothing() -> None:
     cache = MatchCache(0)
     cache.remember("match-a", Loaded(1, b"a"))
     assert cache.record("match-a", 1) is None and len(cache) == 0
+
+
+def test_the_record_keeps_its_identity_and_the_stores_record_replaces_the_entry_whatever_its_version() -> None:
+    """A store that lost writes answers an older version than the one kept: that is the
+    truth, and it replaces the entry (an idempotency answer belongs to one request: dropped)."""
+    cache = MatchCache(2)
+    cache.remember("match-a", Loaded(6, b"six of a lost branch", None, None, b"lost-six"))
+    cache.remember("match-a", Loaded(4, b"four", 3, b"base", b"held-4"))
+    assert cache.record("match-a", 6) is None
+    assert cache.record("match-a", 4) == Loaded(4, b"four", None, b"base", b"held-4")
