@@ -73,14 +73,20 @@ class Match:
     base_json: bytes | None = field(default=None, init=False, repr=False, compare=False)
     #: The base record as stored (compact), beside :attr:`base_json`.
     base_record: bytes | None = field(default=None, init=False, repr=False, compare=False)
+    #: The identity of the stored record this match was read from or last committed as
+    #: (:attr:`service.store.Loaded.identity`): its next commit succeeds only if the store
+    #: still holds that very record. Not stored in the record itself.
+    identity: bytes = field(default=b"", init=False, repr=False, compare=False)
 
     @classmethod
-    def decode(cls, version: int, record: bytes, base: bytes | None = None) -> Match:
-        """The match from its stored record and, for a record stored as a delta, its base."""
+    def decode(cls, version: int, record: bytes, base: bytes | None = None, identity: bytes = b"") -> Match:
+        """The match from its stored record, for a record stored as a delta its base, and
+        the record's identity."""
         base_json = codec.inflate_base(base) if base is not None else None
         match = cls(version=version, **codec.decode(record, base_json))
         match.base_json = base_json
         match.base_record = base
+        match.identity = identity
         return match
 
     def encode(self) -> bytes:

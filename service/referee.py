@@ -170,11 +170,13 @@ class Referee:
         due_ms = self._due_ms(match, snapshot, now_ms)
         record = match.encode()
         listed = _listed(match, snapshot)
-        if not from_store(
+        identity = from_store(
             lambda: self.store.create(match.match_id, record, self.match_ttl, listed=listed, due_ms=due_ms)
-        ):
+        )
+        if identity is None:
             raise Unavailable("match_id_collision", "Could not allocate a match id; try again.")
-        self.cache.remember(match.match_id, Loaded(0, record))
+        match.identity = identity
+        self.cache.remember(match.match_id, Loaded(0, record, identity=identity))
         self.house.start(match, snapshot)
         body = self.answers.match(match, game, snapshot, Caller(None))
         body["seats"] = [{"seat": s, "token": t} for s, t in enumerate(seat_tokens) if match.house_bot(s) is None]
@@ -192,7 +194,7 @@ class Referee:
     def load(self, match_id: str) -> Match:
         """The match as the store has it now."""
         loaded = self._read(match_id)
-        return Match.decode(loaded.version, loaded.record, loaded.base)
+        return Match.decode(loaded.version, loaded.record, loaded.base, loaded.identity)
 
     def _read(self, match_id: str, idempotency_key: str | None = None) -> Loaded:
         """The match's record as the store has it now (kept in the cache, being the newest
@@ -295,11 +297,11 @@ class Referee:
             now_ms = self.now_ms()
             if current is None:
                 current, hinted = self._read(match_id, idem), False
-            match = Match.decode(current.version, current.record, current.base)
+            match = Match.decode(current.version, current.record, current.base, current.identity)
             if hinted and _deadline_passed(match, now_ms):
                 # A deadline to apply first: that is a write, decided on the store's record.
                 current, hinted = self._read(match_id, idem), False
-                match = Match.decode(current.version, current.record, current.base)
+                match = Match.decode(current.version, current.record, current.base, current.identity)
             try:
                 decided = self._decide(match, bearer, token.version, action, current.idempotent_version, now_ms)
             except RefereeError:
@@ -315,11 +317,9 @@ class Referee:
                 game = self.game(match.game_id)
                 return ActionResult(self.answers.action(match, game, move, match.state, snapshot), match.game_id)
             if result.current is None:
-                self.cache.forget(match_id)
                 raise NotFound("unknown_match", f"No match {match_id!r} (it may have expired).")
             if hinted:
                 self.on_cache("stale")
-            self.cache.remember(match_id, result.current)
             current, hinted = result.current, False
         # The last compare-and-set lost: maybe to this very request, retried by the store
         # client after a dropped reply.
@@ -425,8 +425,10 @@ class Referee:
     ) -> CommitResult:
         """Compare-and-set ``match`` (already advanced by ``move``) over ``expected``, as a
         delta against its base, with its listing entry and its next due time for the
-        sweepers; then start the house's turn if one is due. The cache keeps the record only
-        once the store has it, and drops the match when the outcome is unknown."""
+        sweepers; then start the house's turn if one is due. The commit names the identity of
+        the record ``match`` was read as, so it succeeds only on that very record. The cache
+        keeps what the store answers: the new record once the store has it, or the record
+        a refused commit answered; it drops the match when the outcome is unknown."""
         due_ms = self._due_ms(match, snapshot, now_ms)
         record, base = match.encode_delta()
         listed = _listed(match, snapshot)
@@ -434,15 +436,22 @@ class Referee:
             result: CommitResult = from_store(
                 lambda: self.store.commit(
                     match.match_id, expected, record, move.encode(), self.match_ttl, idem,
-                    base=base, listed=listed, due_ms=due_ms,
+                    base=base, listed=listed, due_ms=due_ms, expected_identity=match.identity,
                 )
             )  # fmt: skip
         except RefereeError:
             self.cache.forget(match.match_id)
             raise
         if result.committed:
-            self.cache.remember(match.match_id, Loaded(result.version, record, None, match.base_record))
+            match.identity = result.identity
+            self.cache.remember(
+                match.match_id, Loaded(result.version, record, None, match.base_record, result.identity)
+            )
             self.house.start(match, snapshot)
+        elif result.current is not None:
+            self.cache.remember(match.match_id, result.current)
+        else:
+            self.cache.forget(match.match_id)
         return result
 
     # -- what the referee does on its own: deadlines, house turns --------------------------

@@ -7,14 +7,17 @@ and on Redis; ``tests/e2e/test_two_nodes.py`` does the same with two server proc
 from __future__ import annotations
 
 import random
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from service import create_app
 from service.cache.process import MatchCache
-from service.store import StoreUnavailable
+from service.store import FileStore, StoreUnavailable
 from tests.support.http import MatchClient
+from tests.support.stored import disagreement_with_log
 
 
 class CountingStore:
@@ -237,3 +240,42 @@ def test_the_cache_can_be_turned_off(app_config: dict[str, str]) -> None:
     assert match.act(0, legal["state_token"], legal["actions"][0]).status_code == 200
     assert calls.calls == ["load", "commit"]
     assert len(cache_of(app)) == 0
+
+
+@pytest.mark.parametrize("store_kind", ["embedded"])
+def test_a_record_the_store_lost_is_never_continued(nodes, app_config: dict[str, str], tmp_path) -> None:
+    """The SQLite file put back from a backup while both nodes serve: the match is back at
+    version 1, and node B plays it on to version 3 with other moves. Node A still caches the
+    version 3 it committed before, and its client holds that version's state token: the move
+    it sends is tried on A's lost record, which the store refuses (another record holds
+    version 3), and decided on the store's. The match's state stays the one its log gives."""
+    node_a, node_b = (app.test_client() for app in nodes)
+    match = MatchClient.create(node_a, "the-game", 1, seed="cb" * 32)
+    rng = random.Random(3)
+    match.play(rng, 1)
+    live, backup = Path(app_config["REFEREE_DB_PATH"]), tmp_path / "backup.sqlite3"
+    _copy_sqlite(live, backup)
+    lost = match.play(rng, 2)  # versions 2 and 3, which A caches
+    assert lost["version"] == 3
+    pending = match.legal(0)
+    _copy_sqlite(backup, live)
+    on_b = on(node_b, match)
+    assert on_b.get()["version"] == 1
+    legal = on_b.legal(0)
+    other = [a for a in legal["actions"] if a not in pending["actions"]] or legal["actions"][::-1]
+    assert on_b.act(0, legal["state_token"], other[0]).status_code == 200
+    on_b.play(rng, 1)
+    assert on_b.get()["version"] == 3
+    stale_commits = _stale_count()
+    answer = match.act(0, pending["state_token"], pending["actions"][0])  # through A
+    assert answer.status_code in (200, 422), answer.get_json()
+    assert _stale_count() == stale_commits + 1, "A's lost record was tried and refused by the store"
+    store = FileStore(live)
+    assert disagreement_with_log(store, match.created["match_id"]) is None
+    store.close()
+
+
+def _copy_sqlite(source: Path, target: Path) -> None:
+    """Copy a SQLite database into another, live or not, in one transaction (SQLite's backup)."""
+    with sqlite3.connect(source) as origin, sqlite3.connect(target) as copy:
+        origin.backup(copy)

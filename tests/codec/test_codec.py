@@ -199,7 +199,7 @@ def test_every_field_of_a_match_record_round_trips(game_id: str) -> None:
 @pytest.mark.parametrize("game_id", sorted(games()))
 def test_a_record_is_a_fraction_of_its_json(game_id: str) -> None:
     match = _match(game_id, 4)
-    plain = orjson.dumps({f.name: getattr(match, f.name) for f in fields(match) if f.name != "version"})
+    plain = orjson.dumps({f.name: getattr(match, f.name) for f in fields(match) if f.init and f.name != "version"})
     assert len(match.encode()) < len(plain) / 2
 
 
