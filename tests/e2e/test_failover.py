@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-import redis
 
 from tests.support import cluster
 from tests.support.http import PROBLEM_JSON, WireClient, auth
@@ -149,7 +148,7 @@ def test_a_master_fails_over_while_matches_are_played_and_no_acknowledged_move_i
             assert first_moves.acquire(timeout=30), "the matches did not start"
         victim.kill()
         killed.set()
-        promoted = _wait_for_promotion(replicated, victim)
+        promoted = replicated.wait_for_promotion(victim)
         # Restarted as an orchestrator would: until a replica is back, the promoted master
         # cannot confirm writes to a replica, so its matches answer 503 (see the docstring).
         victim.start()
@@ -182,24 +181,3 @@ def _log(client: WireClient, match_id: str, token: str) -> dict[int, dict[str, A
         entries.update({e["version"]: {"seat": e["seat"], "action": e["action"]} for e in page["entries"]})
         cursor = page["next_cursor"]
     return entries
-
-
-def _wait_for_promotion(local: cluster.LocalCluster, victim: cluster.Node, timeout: float = 20.0) -> cluster.Node:
-    """The replica of ``victim`` once it has become a master and the cluster is whole again."""
-    deadline = time.monotonic() + timeout
-    others = [n for n in local.nodes if n is not victim]
-    while time.monotonic() < deadline:
-        for node in others:
-            try:
-                info = node.client().cluster("info")
-                replication = node.client().info("replication")
-            except (redis.RedisError, OSError):
-                continue  # a node busy electing may not answer yet
-            if (
-                replication["role"] == "master"
-                and info.get("cluster_state") == "ok"
-                and not replication["connected_slaves"]
-            ):
-                return node
-        time.sleep(0.05)
-    raise AssertionError(f"no replica took over from {victim.port}")

@@ -82,20 +82,7 @@ class Node:
                 str(self.port),
                 "--bind",
                 "127.0.0.1",
-                "--cluster-enabled",
-                "yes",
-                "--cluster-config-file",
-                "nodes.conf",
-                "--cluster-node-timeout",
-                str(self.node_timeout_ms),
-                "--cluster-require-full-coverage",
-                "no",
-                "--repl-diskless-sync-delay",
-                "0",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
+                *self.role_options(),
                 "--dir",
                 str(self.folder),
                 "--pidfile",
@@ -108,6 +95,25 @@ class Node:
             check=True,
         )
         self.wait_until(lambda c: c.ping())
+
+    def role_options(self) -> list[str]:
+        """What makes this server a node of a cluster, keeping nothing on disk."""
+        return [
+            "--cluster-enabled",
+            "yes",
+            "--cluster-config-file",
+            "nodes.conf",
+            "--cluster-node-timeout",
+            str(self.node_timeout_ms),
+            "--cluster-require-full-coverage",
+            "no",
+            "--repl-diskless-sync-delay",
+            "0",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ]
 
     @property
     def pidfile(self) -> Path:
@@ -159,6 +165,20 @@ class Node:
 
     def role(self) -> str:
         return self.client().info("replication")["role"]
+
+    def pause(self) -> None:
+        """``kill -STOP``: the node stops reading and answering, its sockets stay open
+        (``kill`` still ends it)."""
+        self._signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        self._signal(signal.SIGCONT)
+
+    def _signal(self, signum: int) -> None:
+        pid = self.pid()
+        if pid is None:
+            raise RuntimeError(f"redis node {self.port} is not running")
+        os.kill(pid, signum)
 
 
 @dataclass
@@ -236,6 +256,35 @@ class LocalCluster:
                     port = owners[0][1]
                     return next(n for n in self.nodes if n.port == port)
         raise RuntimeError(f"no node serves slot {slot}")
+
+    def replica_of(self, master: Node) -> Node:
+        """The running node that replicates ``master`` now."""
+        for node in self.running_nodes():
+            replication = node.client().info("replication")
+            if replication["role"] == "slave" and int(replication["master_port"]) == master.port:
+                return node
+        raise RuntimeError(f"no replica of {master.port}")
+
+    def wait_for_promotion(self, victim: Node, timeout: float = 20.0) -> Node:
+        """The replica of ``victim`` once it has become a master and the cluster is whole
+        again (``victim`` having died)."""
+        deadline = time.monotonic() + timeout
+        others = [n for n in self.nodes if n is not victim]
+        while time.monotonic() < deadline:
+            for node in others:
+                try:
+                    info = node.client().cluster("info")
+                    replication = node.client().info("replication")
+                except (redis.RedisError, OSError):
+                    continue  # a node busy electing may not answer yet
+                if (
+                    replication["role"] == "master"
+                    and info.get("cluster_state") == "ok"
+                    and not replication["connected_slaves"]
+                ):
+                    return node
+            time.sleep(0.05)
+        raise AssertionError(f"no replica took over from {victim.port}")
 
     def stop(self) -> None:
         for node in self.nodes:
