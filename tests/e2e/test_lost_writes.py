@@ -37,7 +37,7 @@ from tests.support.redis_server import SnapshottingRedis
 from tests.support.servers import BIN, clean_env, free_port, running
 from tests.support.stored import disagreement_with_log
 
-#: The matches played: game and seed of each (two of each game, one with simultaneous choices).
+#: The matches played, game and seed: The Game, and Halunken und Spelunken, whose captains choose at once.
 MATCHES = [("the-game", 1), ("the-game", 2), ("halunken-und-spelunken", 3), ("halunken-und-spelunken", 4)]
 #: Moves played before the store's copy that survives; moves of the branch it then loses.
 BEFORE, LOST = 3, 3
@@ -86,7 +86,9 @@ class Table:
         body = {"state_token": move.state_token, "action": move.action}
         return self.request(client, "POST", f"{self.url}/actions", body, self.tokens[move.seat])
 
-    def play(self, clients: list[WireClient], moves: int, avoid: tuple[int, dict[str, Any]] | None = None) -> list:
+    def play(
+        self, clients: list[WireClient], moves: int, avoid: tuple[int, dict[str, Any]] | None = None
+    ) -> list[tuple[int, dict[str, Any]]]:
         """Up to ``moves`` moves (fewer if the match ends), the n-th through ``clients[n % len]``,
         each decided on a fresh read; the moves made as ``(seat, action)``."""
         made: list[tuple[int, dict[str, Any]]] = []
