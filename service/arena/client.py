@@ -100,6 +100,10 @@ class RefereeClient:
     def replay_url(self, match_id: str) -> str:
         return f"{self.base_url}/v1/matches/{match_id}/replay"
 
+    def watch_url(self, match_id: str) -> str:
+        """The page that draws the match live in a browser."""
+        return f"{self.base_url}/watch/{match_id}"
+
 
 def _retry_after(response: httpx.Response) -> float:
     try:

@@ -17,7 +17,12 @@ if TYPE_CHECKING:  # the command line is built for every ``referee`` command: im
     from rich.console import Console
     from rich.progress import Progress
 
-    from service.arena.runner import MatchRecord, Plan
+    from service.arena.client import RefereeClient
+    from service.arena.runner import BotEntry, MatchRecord, Plan
+
+ServeLocally = Callable[[int], AbstractContextManager[str]]
+"""Serves a referee in this process on a port of 127.0.0.1 (0: any free one) while the block
+runs, yielding its base URL; :class:`OSError` when it cannot listen there."""
 
 DEFAULT_MATCHES = 10
 DEFAULT_MOVE_TIMEOUT_S = 10.0
@@ -36,6 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=int, help="seats per match (default: one per bot, within the game's range)")
     parser.add_argument("--options", default="{}", help="the game's options as a JSON object")
     parser.add_argument("--url", help="a running referee (default: one served in this process, in memory)")
+    parser.add_argument(
+        "--port", type=int, help="without --url: the port of the referee served in this process (default: a free one)"
+    )
     parser.add_argument("--clock", help="'per_decision_s=5' or 'initial_s=60,increment_s=1' (default: untimed)")
     parser.add_argument(
         "--on-timeout", choices=("forfeit", "auto"), default="forfeit", help="policy of a timed-out seat"
@@ -53,21 +61,49 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 @contextmanager
-def _referee(url: str | None, serve_locally: Callable[[], AbstractContextManager[str]]) -> Iterator[str]:
-    if url:
-        yield url
-    else:
-        with serve_locally() as served:
-            yield served
+def _referee(args: argparse.Namespace, serve_locally: ServeLocally) -> Iterator[str]:
+    """The base URL of the referee to play on: ``--url``, else one served here on ``--port``."""
+    from service.arena.errors import ArenaError
+
+    if args.url:
+        if args.port is not None:
+            raise ArenaError("--port chooses the in-process referee's port: it cannot go with --url")
+        yield args.url
+        return
+    port = args.port or 0
+    if not 0 <= port <= 65535:
+        raise ArenaError(f"--port {port} is not a port number")
+    try:
+        serving = serve_locally(port)
+        served = serving.__enter__()
+    except OSError as exc:
+        raise ArenaError(f"cannot serve on 127.0.0.1:{port}: {exc.strerror or exc}") from None
+    try:
+        yield served
+    finally:
+        serving.__exit__(None, None, None)
 
 
-def _plan(args: argparse.Namespace, game: dict[str, Any]) -> Plan:
+def _check_builtins(bots: list[BotEntry], game_id: str) -> None:
+    """Every built-in bot named exists for this game (the registry says which)."""
+    from service.arena.errors import ArenaError
+    from service.bots.registry import make_bot
+
+    for bot in bots:
+        if bot.command is None:
+            try:
+                make_bot(game_id, bot.name)
+            except KeyError:
+                raise ArenaError(f"--bots: {game_id} has no built-in bot {bot.name!r}") from None
+
+
+def _plan(args: argparse.Namespace, game: dict[str, Any], bots: list[BotEntry]) -> Plan:
     import orjson
 
     from service.arena.errors import ArenaError
-    from service.arena.runner import Plan, parse_bots, parse_clock
+    from service.arena.runner import Plan, parse_clock
 
-    bots = parse_bots(args.bots)
+    _check_builtins(bots, game["id"])
     players = args.players or min(max(len(bots), game["min_players"]), game["max_players"])
     if not game["min_players"] <= players <= game["max_players"]:
         raise ArenaError(
@@ -113,30 +149,36 @@ def _progress(console: Console, disabled: bool) -> Progress:
     )
 
 
-def run(args: argparse.Namespace, serve_locally: Callable[[], AbstractContextManager[str]]) -> int:
+def run(args: argparse.Namespace, serve_locally: ServeLocally) -> int:
     """Play the tournament ``args`` describe against ``--url``, or against a referee that
-    ``serve_locally`` starts in this process (it yields its base URL)."""
+    ``serve_locally`` starts in this process. Bots that cannot run are refused first."""
     from rich.console import Console
 
     from service.arena import report
     from service.arena.client import RefereeClient
     from service.arena.errors import ArenaError
-    from service.arena.runner import run_tournament
+    from service.arena.runner import parse_bots, run_tournament
     from service.arena.schedule import cycle
 
-    err = Console(stderr=True)
+    err = Console(stderr=True, soft_wrap=True)  # messages are one line each, whatever the width
     out = Console()
     try:
-        with _referee(args.url, serve_locally) as url:
+        bots = parse_bots(args.bots)
+        with _referee(args, serve_locally) as url:
             client = RefereeClient(url, connections=max(4, 2 * args.concurrency))
             try:
                 game = client.game(args.game)
-                plan = _plan(args, game)
+                plan = _plan(args, game, bots)
                 if not args.url:
-                    err.print(f"referee: in-process at {url} (matches in memory, gone when this ends)")
+                    err.print(f"referee: in-process at {url} (matches in memory, gone when this ends)", markup=False)
                 with _progress(err, args.no_progress) as progress:
                     task = progress.add_task(f"{plan.game}, {plan.players} seats", total=plan.matches)
-                    records = run_tournament(client, plan, lambda record: progress.advance(task))
+                    records = run_tournament(
+                        client,
+                        plan,
+                        on_done=lambda record: progress.advance(task),
+                        on_start=lambda record: progress.console.print(_started(record, client), markup=False),
+                    )
             finally:
                 client.close()
     except ArenaError as exc:
@@ -154,19 +196,32 @@ def run(args: argparse.Namespace, serve_locally: Callable[[], AbstractContextMan
         len(cycle(len(plan.bots), plan.players)),
     )
     report.print_table(
-        out,
-        summaries,
-        f"{plan.game}: {len(report.rated(records))} matches of {plan.players} seats",
-        bool(game.get("cooperative")),
+        out, summaries, report.title(plan.game, len(report.rated(records)), plan.players), bool(game.get("cooperative"))
     )
     return _report_problems(err, records)
 
 
+def _started(record: MatchRecord, client: RefereeClient) -> str:
+    """The line that says a match has started and where to watch it."""
+    assert record.match_id is not None
+    lineup = " vs ".join(record.seats)
+    return f"match {record.index} ({lineup}): {client.watch_url(record.match_id)}"
+
+
+_FAULTS_SHOWN = 10
+
+
 def _report_problems(err: Console, records: list[MatchRecord]) -> int:
-    """Faults are part of the results; a match given up is a failure of the run."""
-    faults = sum(len(record.faults) for record in records)
-    if faults:
-        err.print(f"{faults} bot fault(s): see 'faults' in the JSON lines", markup=False)
+    """Faults are part of the results (the table counts them; here is what each one was); a
+    match given up is a failure of the run."""
+    faults = [(record, fault) for record in records for fault in record.faults]
+    for record, fault in faults[:_FAULTS_SHOWN]:
+        err.print(
+            f"fault: match {record.index}, seat {fault['seat']} ({fault['bot']}): {fault['reason']}: {fault['detail']}",
+            markup=False,
+        )
+    if len(faults) > _FAULTS_SHOWN:
+        err.print(f"… and {len(faults) - _FAULTS_SHOWN} more faults (--out keeps them all)", markup=False)
     failed = [record for record in records if record.error]
     for record in failed:
         err.print(f"match {record.index} ({record.match_id}) given up: {record.error}", markup=False)

@@ -9,7 +9,9 @@ seat per match, writes one JSON line per decision on its standard input and read
 line ``{"action": {...}}`` from its standard output; end of input means the match is over.
 A program that misses its deadline, writes anything else, or exits is stopped for the rest of
 the match (a late answer could otherwise be taken for the next decision's) and the fault is
-reported to the runner as :class:`~service.arena.errors.BotFault`.
+reported to the runner as :class:`~service.arena.errors.BotFault`. So is a program that writes
+a line before it was asked for one (an answer written twice, say): every line is stamped with
+the decision being asked when it arrives, and one stamped with an earlier decision is stale.
 """
 
 from __future__ import annotations
@@ -109,7 +111,12 @@ class ExternalPlayer:
     def __init__(self, command: list[str]) -> None:
         self._command = command
         self._process: subprocess.Popen[bytes] | None = None
-        self._lines: queue.Queue[bytes | None] = queue.Queue()
+        self._lines: queue.Queue[tuple[int, bytes | None]] = queue.Queue()
+        """Each line the program wrote (``None``: it closed its output), stamped with the
+        decision that was being asked when the line arrived."""
+        self._asked = 0
+        """How many decisions the program has been asked; the reader stamps lines with it."""
+        self._asking = threading.Lock()
         self._stderr: deque[bytes] = deque()
         self._stderr_reader: threading.Thread | None = None
         self._deadline_ms = 0
@@ -133,8 +140,10 @@ class ExternalPlayer:
     def _read_stdout(self, process: subprocess.Popen[bytes]) -> None:
         assert process.stdout is not None
         for line in process.stdout:
-            self._lines.put(line)
-        self._lines.put(None)
+            with self._asking:
+                self._lines.put((self._asked, line))
+        with self._asking:
+            self._lines.put((self._asked, None))
 
     def _read_stderr(self, process: subprocess.Popen[bytes]) -> None:
         """Keeps the last couple of kilobytes of what the program says, to explain a crash."""
@@ -161,6 +170,8 @@ class ExternalPlayer:
         self._deadline_ms = observation.deadline_ms
         self._asked_for_s = max(0.0, observation.deadline_ms / 1000 - time.time())
         assert self._process.stdin is not None
+        with self._asking:  # lines arriving from now on may answer this decision
+            self._asked += 1
         try:
             self._process.stdin.write(orjson.dumps(observation.request()) + b"\n")
             self._process.stdin.flush()
@@ -172,13 +183,16 @@ class ExternalPlayer:
             raise self._fault
         left_s = max(0.0, self._deadline_ms / 1000 - time.time())
         try:
-            line = self._lines.get(timeout=left_s if wait_s is None else min(wait_s, left_s))
+            decision, line = self._lines.get(timeout=left_s if wait_s is None else min(wait_s, left_s))
         except queue.Empty:
             if time.time() * 1000 < self._deadline_ms:
                 return None
             raise self._stop_with(BotFault("timeout", f"no answer within {self._asked_for_s:.1f} s")) from None
         if line is None:
             raise self._stop_with(BotFault("crashed", self._exit_description()))
+        if decision < self._asked:
+            detail = f"wrote a line before it was asked for decision {self._asked}: {line[:200]!r}"
+            raise self._stop_with(BotFault("bad_output", detail))
         try:
             reply = orjson.loads(line)
         except orjson.JSONDecodeError:

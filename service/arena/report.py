@@ -36,6 +36,9 @@ class BotSummary:
     wins: int = 0
     scores: list[int] = field(default_factory=list)
     ranks: list[int] = field(default_factory=list)
+    faults: int = 0
+    """Decisions its bot failed (timeouts, bad output, crashes, illegal actions), in every
+    match played, rated or not."""
     rating: ratings.Rating | None = None
 
     @property
@@ -56,6 +59,9 @@ def summarize(records: Sequence[MatchRecord], bots: Sequence[str], cooperative: 
     """Every bot's summary; ratings (not for a cooperative game) over periods of ``period``
     matches by match index."""
     summaries = {name: BotSummary(name) for name in bots}
+    for record in records:
+        for fault in record.faults:
+            summaries[fault["bot"]].faults += 1
     counted = rated(records)
     for record in counted:
         outcome = record.outcome
@@ -81,17 +87,28 @@ def summarize(records: Sequence[MatchRecord], bots: Sequence[str], cooperative: 
     return list(summaries.values())
 
 
-def _number(value: float | None, digits: int = 2) -> str:
+def _number(value: float | None, digits: int) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
+def _score(value: float | None) -> str:
+    """A mean score: one decimal, none from 1,000 on (a wide score must not widen the table)."""
+    return _number(value, 1 if value is None or abs(value) < 1000 else 0)
+
+
+def title(game: str, matches: int, seats: int) -> str:
+    """``halunken-und-spelunken: 1 match of 3 seats``."""
+    return f"{game}: {matches} {'match' if matches == 1 else 'matches'} of {seats} {'seat' if seats == 1 else 'seats'}"
+
+
 def table(summaries: Sequence[BotSummary], title: str, cooperative: bool) -> Table:
-    """The results table, best rating (or win rate) first."""
-    caption = "score, rank: means over the seats a bot held (rank 1 is best)"
-    caption += f"\n{COOPERATIVE_NOTE}" if cooperative else "; rating: Glicko-2, interval ± 1.96·RD"
+    """The results table, best rating (or win rate) first. It fits 80 columns: only the bot's
+    name may wrap, and ratings show their 95% interval as ± 1.96·RD."""
+    caption = "score, rank: means over the seats a bot held (rank 1 is best); faults: decisions its bot failed"
+    caption += f"\n{COOPERATIVE_NOTE}" if cooperative else "; rating: Glicko-2 ± its 95% interval (1.96·RD)"
     grid = Table(title=title, caption=caption, caption_justify="left")
-    grid.add_column("bot", overflow="fold", min_width=12)
-    headings = ["matches", "wins", "win %", "score", "rank"] + ([] if cooperative else ["rating", "95% interval"])
+    grid.add_column("bot", overflow="fold", min_width=6)
+    headings = ["matches", "wins", "win %", "score", "rank", "faults"] + ([] if cooperative else ["rating"])
     for heading in headings:
         grid.add_column(heading, justify="right", no_wrap=True)
 
@@ -107,12 +124,12 @@ def table(summaries: Sequence[BotSummary], title: str, cooperative: bool) -> Tab
             str(summary.matches),
             str(summary.wins),
             _number(win_rate, 1),
-            _number(summary.mean_score),
-            _number(summary.mean_rank),
+            _score(summary.mean_score),
+            _number(summary.mean_rank, 2),
+            str(summary.faults),
         ]
         if summary.rating is not None:
-            low, high = summary.rating.interval()
-            row += [f"{summary.rating.rating:.0f}", f"{low:.0f} – {high:.0f}"]
+            row.append(f"{summary.rating.rating:.0f} ± {1.96 * summary.rating.rd:.0f}")
         grid.add_row(*row)
     return grid
 

@@ -13,15 +13,19 @@ deadline, and never waits on the referee past a deadline without looking again.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
+import os
 import random
 import re
 import shlex
+import shutil
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from service.arena.client import ApiError, Body, RefereeClient
@@ -38,6 +42,8 @@ _CLOCK_PATIENCE_S = 10.0
 _CLOCK_POLL_S = 0.2
 _POLL_S = 0.005
 """How long the runner waits on one of several thinking bots before it looks at the next."""
+_WATCH_S = 1.0
+"""How often the runner reads the match while bots think, to stop waiting once it is over."""
 _MAX_DECISIONS = 50_000
 
 
@@ -67,7 +73,28 @@ class BotEntry:
             raise ArenaError(f"--bots: cannot read the command {command!r}: {exc}") from None
         if not argv:
             raise ArenaError(f"--bots: {text!r} names no command")
-        return cls(name, argv)
+        problem = _cannot_run(argv[0])
+        if problem is None:
+            return cls(name, argv)
+        if not named and argv == [text] and "/" not in text:  # a bare word: meant as a built-in?
+            close = difflib.get_close_matches(text, BOT_NAMES, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ArenaError(
+                f"--bots: {text!r} is neither a built-in bot ({', '.join(BOT_NAMES)}) nor a command on PATH{hint}"
+            )
+        raise ArenaError(f"--bots: {problem}" if name == text else f"--bots: {name}: {problem}")
+
+
+def _cannot_run(program: str) -> str | None:
+    """Why ``program`` cannot be started (as ``subprocess`` would look for it), or ``None``."""
+    if "/" not in program:
+        return None if shutil.which(program) else f"no command {program!r} on PATH"
+    path = Path(program)
+    if not path.exists():
+        return f"{program}: no such file"
+    if path.is_dir() or not os.access(path, os.X_OK):
+        return f"{program}: not executable"
+    return None
 
 
 def parse_bots(text: str) -> list[BotEntry]:
@@ -136,6 +163,7 @@ class MatchRecord:
     version: int = 0
     outcome: dict[str, Any] | None = None
     faults: list[dict[str, Any]] = field(default_factory=list)
+    watch_url: str | None = None
     replay_url: str | None = None
     seconds: float = 0.0
     error: str | None = None
@@ -151,6 +179,7 @@ class MatchRecord:
             "moves": self.version,
             "outcome": self.outcome,
             "faults": self.faults,
+            "watch_url": self.watch_url,
             "replay_url": self.replay_url,
             "seconds": round(self.seconds, 3),
             "error": self.error,
@@ -171,6 +200,12 @@ def summarize_outcome(outcome: Body | None) -> dict[str, Any] | None:
     }
 
 
+def _ended_by_own_clock(outcome: Body | None, seat: int) -> bool:
+    """Whether the match ended because ``seat``'s own time ran out."""
+    detail = (outcome or {}).get("detail") or {}
+    return detail.get("end_reason") == "timeout" and detail.get("seat") == seat
+
+
 @dataclass
 class _Snapshot:
     """The last known version of the match and when it was read (clocks count from then)."""
@@ -180,10 +215,13 @@ class _Snapshot:
     to_act: list[int]
     clock: Body | None
     received_s: float
+    outcome: Body | None = None
 
     @classmethod
     def of(cls, body: Body) -> _Snapshot:
-        return cls(body["version"], body["status"], list(body["to_act"]), body.get("clock"), time.time())
+        return cls(
+            body["version"], body["status"], list(body["to_act"]), body.get("clock"), time.time(), body.get("outcome")
+        )
 
     def seat_deadline_s(self, seat: int, fallback_s: float) -> float:
         """When ``seat``'s time runs out, in local epoch seconds: from its remaining time as of
@@ -203,9 +241,11 @@ class MatchPlay:
         index: int,
         lineup: tuple[int, ...],
         stop: threading.Event | None = None,
+        on_start: Callable[[MatchRecord], None] = lambda record: None,
     ) -> None:
         self.client = client
         self.stop = stop or threading.Event()
+        self.on_start = on_start
         self.plan = plan
         self.index = index
         self.entries = [plan.bots[i] for i in lineup]
@@ -239,7 +279,9 @@ class MatchPlay:
             body["clock"] = self.plan.clock
         created = self.client.create_match(body)
         self.match_id = self.record.match_id = created["match_id"]
+        self.record.watch_url = self.client.watch_url(self.match_id)
         self.tokens = [seat["token"] for seat in sorted(created["seats"], key=lambda s: s["seat"])]
+        self.on_start(self.record)
         return _Snapshot.of(created)
 
     def _play(self, players: list[Player]) -> None:
@@ -301,21 +343,42 @@ class MatchPlay:
 
     def _collect(self, players: list[Player], observations: dict[int, Observation], state: _Snapshot) -> _Snapshot:
         """Submit each asked seat's decision as soon as it is made (ready ones in seat order), so
-        a slow bot never holds back a seat that answered in time while its clock runs."""
+        a slow bot never holds back a seat that answered in time while its clock runs.
+
+        Once the match is over (a seat resigned on a fault, a move ended it, or the referee did
+        while the bots thought: the match is read again every :data:`_WATCH_S`), the bots still
+        thinking are not waited for: they owe nothing any more.
+        """
         waiting = list(observations)
+        look_at_s = time.monotonic() + _WATCH_S
         while waiting:
-            wait_s = None if len(waiting) == 1 else _POLL_S  # one left: wait for it, up to its deadline
+            # One left: wait for it, up to its deadline or the next look at the match.
+            wait_s = max(0.0, look_at_s - time.monotonic()) if len(waiting) == 1 else _POLL_S
             for seat in list(waiting):
                 try:
                     action = players[seat].poll(wait_s)
                 except BotFault as fault:
                     waiting.remove(seat)
                     state = self._fault(players[seat], seat, fault, state)
-                    continue
-                if action is not None:
+                else:
+                    if action is None:
+                        continue
                     waiting.remove(seat)
                     state = self._submit(players[seat], seat, observations[seat], action, state)
+                if state.status != "active":
+                    return state
+            if waiting and time.monotonic() >= look_at_s:
+                state = self._latest(state)
+                if state.status != "active":
+                    return state
+                look_at_s = time.monotonic() + _WATCH_S
         return state
+
+    def _latest(self, state: _Snapshot) -> _Snapshot:
+        """The match as it is now, unless it has not moved (then ``state``, whose clock was
+        read when the bots were asked)."""
+        latest = _Snapshot.of(self.client.match(self.match_id))
+        return state if latest.version == state.version and latest.status == state.status else latest
 
     def _submit(self, player: Player, seat: int, observation: Observation, action: Body, state: _Snapshot) -> _Snapshot:
         """Submit one decision. A decision that another seat's move made stale (no longer owed,
@@ -338,9 +401,15 @@ class MatchPlay:
         return state
 
     def _fault(self, player: Player, seat: int, fault: BotFault, state: _Snapshot) -> _Snapshot:
-        """A bot failed: record it, take the bot out, and apply the timeout policy."""
+        """A bot failed: record it, take the bot out, and apply the timeout policy. A bot out of
+        time on a match that has ended meanwhile, for another reason than its own time, owed
+        nothing: that is not its fault."""
         player.close()
         self.silent.add(seat)
+        if fault.reason == "timeout":
+            latest = self._latest(state)
+            if latest.status != "active" and not _ended_by_own_clock(latest.outcome, seat):
+                return latest
         clocked = state.clock is not None
         self.record.faults.append(
             {
@@ -379,16 +448,21 @@ class MatchPlay:
 
 
 def run_tournament(
-    client: RefereeClient, plan: Plan, on_done: Callable[[MatchRecord], None] = lambda record: None
+    client: RefereeClient,
+    plan: Plan,
+    on_done: Callable[[MatchRecord], None] = lambda record: None,
+    on_start: Callable[[MatchRecord], None] = lambda record: None,
 ) -> list[MatchRecord]:
     """Play every planned match, ``plan.concurrency`` at a time; records in match order.
+    ``on_start`` hears of each match once it is created (it can be watched from then on),
+    ``on_done`` once it is played.
 
     On Ctrl-C no further match starts and the matches under way stop at their next decision
     (their bots are stopped with them), then ``KeyboardInterrupt`` goes on.
     """
     stop = threading.Event()
     plays = [
-        MatchPlay(client, plan, index, lineup, stop)
+        MatchPlay(client, plan, index, lineup, stop, on_start)
         for index, lineup in enumerate(lineups(len(plan.bots), plan.players, plan.matches))
     ]
 

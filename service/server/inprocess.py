@@ -1,14 +1,16 @@
 """A referee served inside the arena's own process, for ``referee arena`` without ``--url``.
 
-It is the real app (``service.create_app``) behind a threaded HTTP server on a free loopback
-port, spoken to over HTTP like any other referee: the runner cannot tell the difference, and
-the matches can be watched in a browser while the tournament runs. Matches live in memory and
-end with the process; run against ``referee serve`` (``--url``) to keep them and their replays.
+It is the real app (``service.create_app``) behind a threaded HTTP server on a loopback port
+(``--port``, else a free one), spoken to over HTTP like any other referee: the runner cannot
+tell the difference, and the matches can be watched in a browser while the tournament runs.
+Matches live in memory and end with the process; run against ``referee serve`` (``--url``) to
+keep them and their replays.
 """
 
 from __future__ import annotations
 
 import secrets
+import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -37,16 +39,21 @@ class _QuietHandler(WSGIRequestHandler):
 
 
 @contextmanager
-def serving(config: dict[str, Any] | None = None) -> Iterator[str]:
-    """Serve a fresh referee on 127.0.0.1 while the block runs; yields its base URL."""
+def serving(port: int = 0, config: dict[str, Any] | None = None) -> Iterator[str]:
+    """Serve a fresh referee on 127.0.0.1 at ``port`` (0: a free one) while the block runs;
+    yields its base URL. :class:`OSError` when the port is taken."""
     from service import create_app
 
     app = create_app({**IN_PROCESS_CONFIG, "REFEREE_SECRET": secrets.token_hex(32), **(config or {})})
-    server = make_server("127.0.0.1", 0, app, threaded=True, request_handler=_QuietHandler)
+    # Bound here, not by werkzeug, which prints and exits the process when the port is taken.
+    with socket.create_server(("127.0.0.1", port)) as listening:
+        server = make_server(
+            "127.0.0.1", port, app, threaded=True, request_handler=_QuietHandler, fd=listening.fileno()
+        )
     thread = threading.Thread(target=server.serve_forever, name="arena-referee", daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_port}"
+        yield f"http://127.0.0.1:{server.port}"
     finally:
         server.shutdown()
         thread.join()

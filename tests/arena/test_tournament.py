@@ -80,14 +80,20 @@ def test_a_small_tournament_of_every_game_with_a_node_bot(
         mine = [(line, seat["seat"]) for line in lines for seat in line["seats"] if seat["bot"] == bot]
         assert cells[0] == "3"  # matches
         assert int(cells[1]) == sum(seat in line["outcome"]["winners"] for line, seat in mine)
-        assert float(cells[3]) == pytest.approx(sum(line["outcome"]["scores"][s] for line, s in mine) / 3, abs=0.01)
+        assert float(cells[3]) == pytest.approx(sum(line["outcome"]["scores"][s] for line, s in mine) / 3, abs=0.05)
         assert float(cells[4]) == pytest.approx(sum(line["outcome"]["ranks"][s] for line, s in mine) / 3, abs=0.01)
+        assert cells[5] == "0"  # faults
     if game == "the-game":  # cooperative: no ratings, and the footnote says why
-        assert len(rows["random"]) == 5 and "Cooperative game" in printed.out
+        assert len(rows["random"]) == 6 and "Cooperative game" in printed.out
     else:
-        rating, interval = rows["heuristic"][5:7]
-        low, high = (float(x) for x in interval.split("–"))
-        assert low < float(rating) < high
+        rating, spread = rows["heuristic"][6].split(" ± ")
+        assert 1000 < float(rating) < 2000 + float(spread)
+    # Each match's watch link was printed when it started.
+    for line in lines:
+        lineup = " vs ".join(seat["bot"] for seat in line["seats"])
+        assert f"match {line['index']} ({lineup}): {line['watch_url']}" in printed.err
+        assert line["watch_url"].endswith(f"/watch/{line['match_id']}")
+    assert all(len(row) <= 80 for row in printed.out.splitlines())
 
 
 def test_a_simultaneous_decision_asks_every_seat_and_takes_answers_as_they_come(
@@ -166,6 +172,7 @@ def test_over_url_against_referee_serve(tmp_path: Path) -> None:
         )
         assert done.returncode == 0, done.stderr
         assert "4/4" in done.stderr  # the progress bar's last state
+        assert "halunken-und-spelunken: 4 matches of 2 seats" in done.stdout
         assert set(table_rows(done.stdout)) == {"random", "first"}
         lines = read_lines(out)
         assert len(lines) == 4
@@ -174,6 +181,9 @@ def test_over_url_against_referee_serve(tmp_path: Path) -> None:
         )
         for line in lines:
             assert line["replay_url"] == f"http://127.0.0.1:{port}/v1/matches/{line['match_id']}/replay"
+            watch = f"http://127.0.0.1:{port}/watch/{line['match_id']}"
+            assert line["watch_url"] == watch and f"): {watch}" in done.stderr  # watchable on that server
+            assert server.client.get(watch.removeprefix(f"http://127.0.0.1:{port}")).status_code == 200
             replay = server.client.get(line["replay_url"].removeprefix(f"http://127.0.0.1:{port}"))
             assert replay.status_code == 200
             assert replay.get_json()["outcome"]["ranks"] == line["outcome"]["ranks"]
