@@ -107,8 +107,9 @@ def run(source: str, key_args: list[str], skip_signature: bool, out: TextIO | No
     for warning in verified.warnings:
         print(f"warning: {warning}", file=out)
     signed = f", signed by key {verified.key_id}" if verified.key_id else ""
+    actions = f"{verified.actions} {'action' if verified.actions == 1 else 'actions'}"
     print(
-        f"VERIFIED {verified.game} match {verified.match_id}: {verified.actions} actions replayed from the seed, "
+        f"VERIFIED {verified.game} match {verified.match_id}: {actions} replayed from the seed, "
         f"every event and the outcome match (winners {verified.outcome['winners']}, scores {verified.outcome['scores']}){signed}",
         file=out,
     )

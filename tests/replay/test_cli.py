@@ -124,3 +124,12 @@ def test_the_command_reads_standard_input_in_its_own_process(server, finished, t
     forged = replay.replace(b'"version":3,', b'"version":4,', 1)
     done = subprocess.run(command, input=forged, capture_output=True, timeout=120)
     assert done.returncode == 1 and done.stdout.startswith(b"REJECTED bad_signature"), done.stdout
+
+
+def test_one_action_is_counted_in_the_singular(server, tmp_path, capsys) -> None:
+    resigned = MatchClient.create(server, "the-game", 2)
+    assert resigned.post("resign", 0).status_code == 200  # the whole log: one entry
+    replay = write(tmp_path / "replay.json", fetch_replay(server, resigned))
+    keys = write(tmp_path / "keys.json", server.get("/v1/keys").get_json())
+    status, out = verify_cli(capsys, replay, "--key", keys)
+    assert status == 0 and ": 1 action replayed from the seed," in out
