@@ -9,14 +9,25 @@ at once, so slow clients (or, next, long-lived event streams) hold a cheap green
 instead of a whole worker; docs/architecture.md says why and what it costs. Worker processes
 share matches through Redis or the SQLite file store; only the in-memory store (tests) gets
 one worker, since each process would hold its own matches.
+
+gevent patches the standard library here, first, in the master: the checks below import the
+service, and so redis (whose asyncio part holds ``ssl.SSLContext``) and everything that makes
+locks at import. Workers are forked from the master and inherit those modules; patched only
+in the worker, as gunicorn does, they would keep unpatched references (a real lock blocks the
+whole worker, not one greenlet), and gevent says so with a ``MonkeyPatchWarning`` at every
+start. gunicorn re-initialises gevent's hub in each worker after the fork.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import sys
-import tempfile
+from gevent import monkey
+
+monkey.patch_all()
+
+import os  # noqa: E402
+import shutil  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
 
 # prometheus_client decides at import time whether its values live in this process or in
 # files shared by every worker, so the folder must be set before anything imports it.

@@ -1,6 +1,6 @@
 """What the service does at start, run as users run it: it listens where ``REFEREE_BIND``
-says, refuses a configuration it cannot run with (naming the variable), and is not ready
-when its game data cannot load."""
+says, refuses a configuration it cannot run with (naming the variable), is not ready when its
+game data cannot load, and prints no warning."""
 
 from __future__ import annotations
 
@@ -43,3 +43,15 @@ def test_not_ready_when_the_game_data_cannot_load(tmp_path) -> None:
         ready = server.client.get("/readyz")
         assert ready.status_code == 503 and ready.get_json()["games"] == "unavailable"
         assert "seeds" in server.stderr
+
+
+@pytest.mark.parametrize("command", [REFEREE_SERVE, readme_gunicorn_command()], ids=["referee serve", "gunicorn"])
+def test_a_start_prints_no_warning(command: list[str]) -> None:
+    """gevent patches the standard library in the master, before anything imports ``ssl`` or
+    makes a lock, so a worker never inherits an unpatched one (and gevent has nothing to warn
+    about: its ``MonkeyPatchWarning`` named redis' ``SSLContext``, imported unpatched)."""
+    port = free_port()
+    with running(command, clean_env(REFEREE_BIND=f"127.0.0.1:{port}", REFEREE_ACCESS_LOG="0"), port) as server:
+        assert server.client.get("/readyz").status_code == 200
+        assert server.client.post("/v1/matches", json={"game": "the-game", "players": 2}).status_code == 201
+        assert "Warning" not in server.stderr, server.stderr
