@@ -25,9 +25,12 @@ from gevent import monkey
 monkey.patch_all()
 
 import os  # noqa: E402
+import re  # noqa: E402
 import shutil  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
+
+from gunicorn.config import ControlSocket  # noqa: E402
 
 # prometheus_client decides at import time whether its values live in this process or in
 # files shared by every worker, so the folder must be set before anything imports it.
@@ -59,6 +62,23 @@ accesslog = None
 
 # One match cache for the node, mapped here before the workers fork (service/cache/node.py).
 node_cache.share_across_workers(workers, _settings.match_cache_size)
+
+
+def control_socket_for(binds: list[str], default: str = ControlSocket.default) -> str:
+    """A control socket named after the addresses served, in gunicorn's default folder
+    (``$XDG_RUNTIME_DIR``, else ``~/.gunicorn``): ``referee-127.0.0.1-8000.ctl``."""
+    name = re.sub(r"[^A-Za-z0-9.]+", "-", ",".join(binds)).strip("-")
+    return os.path.join(os.path.dirname(default), f"referee-{name}.ctl")
+
+
+def on_starting(server: object) -> None:
+    """Give this server a control socket (``gunicornc -s <path>``) of its own. gunicorn's
+    default is one path per user: a second server on the host took it over, and the first
+    deleted it when it stopped. Two servers never serve the same address, so a path named
+    after it is theirs alone. A ``--control-socket`` given on the command line is kept."""
+    cfg = server.cfg  # type: ignore[attr-defined]
+    if cfg.control_socket == ControlSocket.default:
+        cfg.set("control_socket", control_socket_for(cfg.bind))
 
 
 def pre_fork(server: object, worker: object) -> None:

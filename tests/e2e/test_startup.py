@@ -1,12 +1,18 @@
 """What the service does at start, run as users run it: it listens where ``REFEREE_BIND``
 says, refuses a configuration it cannot run with (naming the variable), is not ready when its
-game data cannot load, and prints no warning."""
+game data cannot load, prints no warning, and keeps a control socket of its own."""
 
 from __future__ import annotations
 
+import re
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 
-from tests.support.servers import BIN, clean_env, exits_with, free_port, readme_gunicorn_command, running
+from tests.support.servers import BIN, Server, clean_env, exits_with, free_port, readme_gunicorn_command, running
 
 REFEREE_SERVE = [str(BIN / "referee"), "serve"]
 
@@ -55,3 +61,43 @@ def test_a_start_prints_no_warning(command: list[str]) -> None:
         assert server.client.get("/readyz").status_code == 200
         assert server.client.post("/v1/matches", json={"game": "the-game", "players": 2}).status_code == 201
         assert "Warning" not in server.stderr, server.stderr
+
+
+def control_socket(server: Server) -> Path:
+    """The control socket the server says it listens on (``gunicornc -s``)."""
+    found = re.search(r"Control socket listening at (\S+)", server.stderr)
+    assert found, server.stderr
+    return Path(found.group(1))
+
+
+def test_two_servers_on_one_host_keep_their_own_control_socket(tmp_path: Path) -> None:
+    """Both in the same home folder: stopping one leaves the other's socket, which answers."""
+    env = {k: v for k, v in clean_env(HOME=str(tmp_path), REFEREE_ACCESS_LOG="0").items() if k != "XDG_RUNTIME_DIR"}
+    first, second = free_port(), free_port()
+    with running([*REFEREE_SERVE, "--port", str(second)], env, second) as staying:
+        with running([*REFEREE_SERVE, "--port", str(first)], env, first) as leaving:
+            leaving_socket = wait_for(lambda: control_socket(leaving))
+        staying_socket = wait_for(lambda: control_socket(staying))
+        assert staying_socket != leaving_socket
+        assert staying_socket.parent == tmp_path / ".gunicorn" and staying_socket.exists()
+        status = subprocess.run(
+            [str(BIN / "gunicornc"), "-s", str(staying_socket), "-c", "show workers"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+        assert status.returncode == 0 and "Total: 1 worker" in status.stdout, status.stdout + status.stderr
+
+
+def wait_for(find: Callable[[], Path]) -> Path:
+    """What ``find`` returns once it stops failing (the master logs its control socket once
+    its first worker runs, a moment after the server answers)."""
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            return find()
+        except AssertionError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
