@@ -280,7 +280,7 @@ function playerPanel(view, ctx, info, y, h) {
     el("rect", { x: x0, y, width: 320, height: h - 8, rx: 8, fill: PAPER, stroke: current ? SEAT_COLOURS[seat] : "#c8c2b0", "stroke-width": current ? 3 : 1 }),
     el("rect", { x: x0, y, width: 8, height: h - 8, rx: 3, fill: SEAT_COLOURS[seat] }),
     text(x0 + 16, y + 20, `${seatName(seat)}${ctx.seat === seat ? " (you)" : ""}${current ? " · to play" : ""}`, { "font-size": 15, "font-weight": 700, fill: INK }),
-    text(x0 + 308, y + 20, `${final ? final.total : info.score} pts`, { "font-size": 15, "font-weight": 700, "text-anchor": "end", fill: INK, "data-kind": "score", "data-seat": seat }),
+    text(x0 + 308, y + 20, plural(final ? final.total : info.score, "pt"), { "font-size": 15, "font-weight": 700, "text-anchor": "end", fill: INK, "data-kind": "score", "data-seat": seat }),
     text(x0 + 16, y + 40, `supply: ${plural(info.supply.villages, "village")}, ${plural(info.supply.colonists, "colonist")}, ${info.supply.moai} Moai`, { "font-size": 13, fill: INK, "data-kind": "supply", "data-seat": seat }),
     text(x0 + 16, y + 57, `${plural(info.prayer_tokens, "prayer token")}`, { "font-size": 13, fill: INK, "data-kind": "prayer", "data-seat": seat, "data-count": info.prayer_tokens }),
     el("g", { "data-kind": "boat", "data-seat": seat, "data-count": info.boat, "data-pick": boatPick },
@@ -304,7 +304,7 @@ function panels(view, ctx) {
   const infoLines = [
     `Round ${view.round}${view.final_round ? " (final round)" : ""} · first player ${seatName(view.first_player)}`,
     `Last die: ${view.last_roll ? words(view.last_roll) : "—"} · volcano tokens: ${view.volcano_tokens.join(" ") || "none"}`,
-    `Supply: ${s.lava} lava, ${s.cracks} cracks, ${s.prayer} prayer tokens`,
+    `Supply: ${s.lava} lava, ${plural(s.cracks, "crack")}, ${plural(s.prayer, "prayer token")}`,
   ];
   const list = view.players_info;
   const top = 190;

@@ -2,6 +2,7 @@
 // the agreement on who starts, and in seat mode the seat's own hand (click a card, then a pile).
 
 import { svg, tag, text } from "../shell/svg.js";
+import { plural } from "./lib/common.js";
 
 const WIDTH = 820;
 const HEIGHT = 500;
@@ -96,14 +97,14 @@ function handNode(hand, ctx, y) {
 }
 
 function statusLine(view) {
-  if (view.over) return view.reason === "all_played" ? "Every card laid: the game is beaten!" : `Over (${String(view.reason).replaceAll("_", " ")}): ${view.cards_left} cards not laid.`;
+  if (view.over) return view.reason === "all_played" ? "Every card laid: the game is beaten!" : `Over (${String(view.reason).replaceAll("_", " ")}): ${plural(view.cards_left, "card")} not laid.`;
   const agreement = view.starter_agreement;
   if (agreement) {
     const table = agreement.proposal === null ? "no proposal yet" : `Seat ${agreement.proposer} proposes Seat ${agreement.proposal} to start`;
     const accepted = agreement.accepted.length ? `; agreed: ${agreement.accepted.map((s) => `Seat ${s}`).join(", ")}` : "";
     return `Who starts? ${table}${accepted}. Seat ${agreement.speaker} has the floor.`;
   }
-  return `Seat ${view.turn} laid ${view.played_this_turn} this turn (at least ${view.minimum}). ${view.cards_left} cards not laid yet.`;
+  return `Seat ${view.turn} laid ${view.played_this_turn} this turn (at least ${view.minimum}). ${plural(view.cards_left, "card")} not laid yet.`;
 }
 
 export function render(view, ctx) {
@@ -163,7 +164,7 @@ export function describe(entry, match) {
     }
     case "end_turn": {
       const ended = events.find((e) => e.type === "turn_ended");
-      return ended ? `${who} ended the turn after ${ended.laid} cards and drew ${ended.drew}.` : `${who} ended the turn.`;
+      return ended ? `${who} ended the turn after ${plural(ended.laid, "card")} and drew ${ended.drew}.` : `${who} ended the turn.`;
     }
     case "propose_starter":
       return `${who} proposed ${action.seat === entry.seat ? "itself" : `Seat ${action.seat}`} to start.`;
