@@ -167,7 +167,10 @@ function descent(view, legal, path) {
     el("path", {
       d: `M${DESCENT.x} ${DESCENT.y - 6} q${width / 2} -44 ${width} 0`, fill: "#a3472a", opacity: 0.35,
     }),
-    text(DESCENT.x + DESCENT.w + 12, DESCENT.y - 16, "crater", { "font-size": 13, fill: INK, "font-style": "italic" }),
+    // Above the crater's arch, clear of the explorers waiting at the start on its left.
+    text(DESCENT.x + width / 2, DESCENT.y - 34, "crater", {
+      "data-kind": "label", "data-id": "crater", "font-size": 13, fill: INK, "font-style": "italic", "text-anchor": "middle",
+    }),
   ];
   rows.forEach((row, r) => row.forEach((code, c) => {
     parts.push(cell(DESCENT, "descent", `${r},${c}`, code, legal, path));
@@ -343,7 +346,7 @@ function players(view, ctx) {
       text(x0 + 16, y + 20, `${seatName(seat)}${mine ? " (you)" : ""}${toAct.has(seat) ? " · to act" : ""}`, { "font-size": 15, "font-weight": 700, fill: INK }),
     ];
     if (outcome && outcome.scores) {
-      rows.push(text(x0 + 252, y + 20, `${outcome.scores[seat]} pts`, { "font-size": 15, "text-anchor": "end", "font-weight": 700, fill: INK, "data-kind": "score", "data-seat": seat }));
+      rows.push(text(x0 + 252, y + 20, plural(outcome.scores[seat], "pt"), { "font-size": 15, "text-anchor": "end", "font-weight": 700, fill: INK, "data-kind": "score", "data-seat": seat }));
     }
     Object.entries(FOSSILS).forEach(([type, info], i) => {
       const n = p.fossils[type] || 0;
