@@ -3,17 +3,25 @@
 drawing module per game, ``static/games/<game-id>.js``).
 
 Plain Flask (not the API blueprint machinery): pages are not part of the OpenAPI document.
-The pages are clients of the public API like any other: the server renders no match state
-into them, so a page can show only what a spectator, or the seat whose token it holds, may
-read. Everything they load comes from this server (no CDN, no external font), which the
-Content-Security-Policy below also enforces.
+The pages are clients of the public API like any other. The server renders into them only
+what a spectator may read (:mod:`service.web.summary`: the listing, a match's summary), as a
+first paint that also serves a browser without JavaScript; the scripts then draw the rest,
+and a seat's view only ever reaches the page of the person holding its token. Everything they
+load comes from this server (no CDN, no external font), which the Content-Security-Policy
+below also enforces.
 """
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, render_template
+from typing import Any
 
+from flask import Blueprint, Response, current_app, render_template, request
+
+from service.api.problems import Problem
+from service.bots.registry import BOT_NAMES
 from service.games import games
+from service.listing import decode_cursor
+from service.web.summary import ListingRow, MatchSummary
 
 blp = Blueprint("web", __name__, template_folder="templates", static_folder="static", static_url_path="/static")
 
@@ -29,19 +37,51 @@ PAGE_HEADERS = {
 }
 
 
-def page(html: str) -> Response:
-    return Response(html, mimetype="text/html", headers=PAGE_HEADERS)
+LISTED = 20
+"""Matches on the landing page's first paint, as many as its script lists per page."""
+
+
+def page(html: str, status: int = 200) -> Response:
+    return Response(html, status=status, mimetype="text/html", headers=PAGE_HEADERS)
+
+
+def _referee() -> Any:
+    return current_app.extensions["referee"]
 
 
 @blp.get("/")
 def landing() -> Response:
     """What this server is, links to the docs, the catalogue and the spec; the matches being
-    played and a form to start one (both filled in by ``static/landing.js`` from the API)."""
-    return page(render_template("landing.html", games=games().values()))
+    played (the first page, or the page ``?cursor=`` names, rendered here; ``static/landing.js``
+    keeps it fresh) and a form to start one (the script's: it sends JSON)."""
+    try:
+        listing = _referee().list_matches(None, None, decode_cursor(request.args.get("cursor", "")), LISTED)
+        rows, next_cursor, problem = (
+            [ListingRow.of(match) for match in listing["matches"]],
+            listing["next_cursor"],
+            None,
+        )
+    except Problem as exc:  # the store cannot answer: the page still loads, and says so
+        rows, next_cursor, problem = [], None, exc.detail
+    return page(
+        render_template(
+            "landing.html",
+            games=games().values(),
+            bots=BOT_NAMES,
+            rows=rows,
+            next_cursor=next_cursor,
+            problem=problem,
+        )
+    )
 
 
 @blp.get("/watch/<match_id>")
 def watch(match_id: str) -> Response:
-    """The board of one match, drawn live by ``static/watch.js``. A seat token, if any, comes
-    in the address's fragment (``#seat=<token>``), which browsers never send to a server."""
-    return page(render_template("watch.html", match_id=match_id))
+    """The board of one match, drawn live by ``static/watch.js`` over a first paint of its
+    public summary (game, status, seats, whose turn, outcome). A seat token, if any, comes in
+    the address's fragment (``#seat=<token>``), which browsers never send to a server."""
+    try:
+        summary, problem, status = MatchSummary.of(_referee().get_match(match_id, None)), None, 200
+    except Problem as exc:
+        summary, problem, status = None, f"{exc.title}: {exc.detail} ({exc.code})", exc.status
+    return page(render_template("watch.html", match_id=match_id, summary=summary, problem=problem), status)

@@ -14,13 +14,15 @@ SVG_NAMESPACE = "http://www.w3.org/2000/svg"
 
 
 def test_the_watch_page_is_served_with_a_same_origin_policy(client) -> None:
-    response = client.get("/watch/some-match")
-    assert response.status_code == 200
-    assert response.content_type.startswith("text/html")
-    policy = response.headers["Content-Security-Policy"]
-    assert "default-src 'self'" in policy and "script-src 'self';" in policy
-    assert response.headers["Referrer-Policy"] == "no-referrer"
-    assert 'data-match-id="some-match"' in response.get_data(as_text=True)
+    match_id = client.post("/v1/matches", json={"game": "the-game", "players": 2}).get_json()["match_id"]
+    for address, status in ((f"/watch/{match_id}", 200), ("/watch/some-match", 404)):
+        response = client.get(address)
+        assert response.status_code == status
+        assert response.content_type.startswith("text/html")
+        policy = response.headers["Content-Security-Policy"]
+        assert "default-src 'self'" in policy and "script-src 'self';" in policy
+        assert response.headers["Referrer-Policy"] == "no-referrer"
+        assert f'data-match-id="{address.removeprefix("/watch/")}"' in response.get_data(as_text=True)
 
 
 def test_the_match_id_is_escaped_into_the_page(client) -> None:

@@ -1,12 +1,16 @@
-// The landing page: the matches being played and recently ended (GET /v1/matches), and a form
-// that starts a match of any game (options from the catalogue, house bots for some seats),
-// then opens the watch page in seat mode for the person's seat.
+// The landing page: the matches being played and recently ended (GET /v1/matches; the server
+// renders the first page, this keeps it fresh), and a form that starts a match of any game
+// (options from the catalogue, house bots for some seats), then opens the watch page in seat
+// mode for the person's seat.
 
 import { request } from "./shell/api.js";
 import { el, seatName } from "./shell/text.js";
 
 const LISTING_REFRESH_MS = 5000;
-const BOTS = ["random", "heuristic"];
+
+const form = document.getElementById("start");
+/** The house bots' names, as the server's bot registry has them. */
+const BOTS = form.dataset.bots.split(",").filter(Boolean);
 
 // -- listing ------------------------------------------------------------------------------
 
@@ -21,7 +25,12 @@ const listing = {
 
 function when(iso) {
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? "" : date.toLocaleString();
+  return el("time", { datetime: iso }, Number.isNaN(date.getTime()) ? "" : date.toLocaleString());
+}
+
+/** A game's title as the game list of the form spells it (the catalogue's), else its id. */
+function gameTitle(id) {
+  return [...form.game.options].find((option) => option.value === id)?.textContent ?? id;
 }
 
 function summaryRow(match) {
@@ -35,7 +44,7 @@ function summaryRow(match) {
   return el(
     "tr",
     { "data-match-id": match.match_id, "data-status": match.status },
-    el("td", {}, match.game),
+    el("td", {}, gameTitle(match.game)),
     el("td", {}, `${match.players}${house}`),
     el("td", {}, status),
     el("td", {}, String(match.version)),
@@ -53,6 +62,7 @@ async function loadMatches(append = false) {
     else listing.body.replaceChildren(...rows);
     listing.cursor = page.next_cursor;
     listing.more.hidden = !page.next_cursor;
+    listing.more.href = `/?cursor=${encodeURIComponent(page.next_cursor ?? "")}`;
     listing.table.hidden = listing.body.children.length === 0;
     listing.state.textContent = listing.body.children.length ? "" : "No matches yet: start one below.";
     listing.state.hidden = listing.body.children.length > 0;
@@ -62,7 +72,8 @@ async function loadMatches(append = false) {
   }
 }
 
-listing.more.addEventListener("click", () => {
+listing.more.addEventListener("click", (event) => {
+  event.preventDefault(); // without the script, the link opens that page of the listing
   listing.paged = true;
   loadMatches(true);
 });
@@ -71,7 +82,6 @@ setInterval(() => listing.paged || loadMatches(), LISTING_REFRESH_MS);
 
 // -- start form ---------------------------------------------------------------------------
 
-const form = document.getElementById("start");
 const optionsBox = document.getElementById("options");
 const houseBox = document.getElementById("house");
 const problemBox = document.getElementById("start-problem");
@@ -180,6 +190,7 @@ async function setUp() {
   form.players.addEventListener("change", drawChoices);
   form.addEventListener("submit", start);
   drawChoices();
+  form.querySelector("button[type=submit]").disabled = false;
   form.dataset.ready = "true";
 }
 

@@ -333,6 +333,8 @@ async function loadGame(game) {
 }
 
 async function main() {
+  ui.live.textContent = "connecting…";
+  ui.live.dataset.state = "connecting";
   let first;
   try {
     first = await api.match();
