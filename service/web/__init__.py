@@ -17,8 +17,9 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, render_template, request
 
-from service.api.problems import Problem
+from service.api.errors import problem_for
 from service.bots.registry import BOT_NAMES
+from service.errors import RefereeError
 from service.games import games
 from service.listing import decode_cursor
 from service.web.summary import ListingRow, MatchSummary
@@ -45,8 +46,8 @@ def page(html: str, status: int = 200) -> Response:
     return Response(html, status=status, mimetype="text/html", headers=PAGE_HEADERS)
 
 
-def _referee() -> Any:
-    return current_app.extensions["referee"]
+def _extension(name: str) -> Any:
+    return current_app.extensions[name]
 
 
 @blp.get("/")
@@ -54,15 +55,13 @@ def landing() -> Response:
     """What this server is, links to the docs, the catalogue and the spec; the matches being
     played (the first page, or the page ``?cursor=`` names, rendered here; ``static/landing.js``
     keeps it fresh) and a form to start one (the script's: it sends JSON)."""
+    rows: list[ListingRow] = []
+    next_cursor = problem = None
     try:
-        listing = _referee().list_matches(None, None, decode_cursor(request.args.get("cursor", "")), LISTED)
-        rows, next_cursor, problem = (
-            [ListingRow.of(match) for match in listing["matches"]],
-            listing["next_cursor"],
-            None,
-        )
-    except Problem as exc:  # the store cannot answer: the page still loads, and says so
-        rows, next_cursor, problem = [], None, exc.detail
+        listing = _extension("listing").page(None, None, decode_cursor(request.args.get("cursor", "")), LISTED)
+        rows, next_cursor = [ListingRow.of(match) for match in listing["matches"]], listing["next_cursor"]
+    except RefereeError as exc:  # the store cannot answer: the page still loads, and says so
+        problem = exc.detail
     return page(
         render_template(
             "landing.html",
@@ -81,7 +80,8 @@ def watch(match_id: str) -> Response:
     public summary (game, status, seats, whose turn, outcome). A seat token, if any, comes in
     the address's fragment (``#seat=<token>``), which browsers never send to a server."""
     try:
-        summary, problem, status = MatchSummary.of(_referee().get_match(match_id, None)), None, 200
-    except Problem as exc:
-        summary, problem, status = None, f"{exc.title}: {exc.detail} ({exc.code})", exc.status
+        summary, problem, status = MatchSummary.of(_extension("referee").get_match(match_id, None)), None, 200
+    except RefereeError as exc:
+        answer = problem_for(exc)  # what the API answers for it: the same status and words
+        summary, problem, status = None, f"{answer.title}: {answer.detail} ({answer.code})", answer.status
     return page(render_template("watch.html", match_id=match_id, summary=summary, problem=problem), status)
