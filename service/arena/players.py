@@ -9,9 +9,10 @@ seat per match, writes one JSON line per decision on its standard input and read
 line ``{"action": {...}}`` from its standard output; end of input means the match is over.
 A program that misses its deadline, writes anything else, or exits is stopped for the rest of
 the match (a late answer could otherwise be taken for the next decision's) and the fault is
-reported to the runner as :class:`~service.arena.errors.BotFault`. So is a program that writes
-a line before it was asked for one (an answer written twice, say): every line is stamped with
-the decision being asked when it arrives, and one stamped with an earlier decision is stale.
+reported to the runner as :class:`~service.arena.errors.BotFault`. So is a stale answer (one
+written twice, say), never taken for the next decision's: each request carries its number
+(``decision``), and an answer that echoes another number is stale; so is a line that reached
+the runner before the request it would answer was written.
 """
 
 from __future__ import annotations
@@ -112,11 +113,12 @@ class ExternalPlayer:
         self._command = command
         self._process: subprocess.Popen[bytes] | None = None
         self._lines: queue.Queue[tuple[int, bytes | None]] = queue.Queue()
-        """Each line the program wrote (``None``: it closed its output), stamped with the
-        decision that was being asked when the line arrived."""
+        """Each line the program wrote (``None``: it closed its output), with the number of
+        decisions it had been asked when the line arrived."""
         self._asked = 0
-        """How many decisions the program has been asked; the reader stamps lines with it."""
+        """How many decisions the program has been asked: the number of the last one."""
         self._asking = threading.Lock()
+        """Held to ask and to stamp a line, so that a line arrives before or after a request."""
         self._stderr: deque[bytes] = deque()
         self._stderr_reader: threading.Thread | None = None
         self._deadline_ms = 0
@@ -173,7 +175,7 @@ class ExternalPlayer:
         with self._asking:  # lines arriving from now on may answer this decision
             self._asked += 1
         try:
-            self._process.stdin.write(orjson.dumps(observation.request()) + b"\n")
+            self._process.stdin.write(orjson.dumps({**observation.request(), "decision": self._asked}) + b"\n")
             self._process.stdin.flush()
         except OSError:
             self._stop_with(BotFault("crashed", self._exit_description()))
@@ -199,6 +201,9 @@ class ExternalPlayer:
             raise self._stop_with(BotFault("bad_output", f"not JSON: {line[:200]!r}")) from None
         if not isinstance(reply, dict) or not isinstance(reply.get("action"), dict):
             raise self._stop_with(BotFault("bad_output", f'not {{"action": {{...}}}}: {line[:200]!r}'))
+        if reply.get("decision", self._asked) != self._asked:
+            detail = f"answered decision {reply['decision']!r} when decision {self._asked} was asked: {line[:200]!r}"
+            raise self._stop_with(BotFault("bad_output", detail))
         return reply["action"]
 
     def _exit_description(self) -> str:

@@ -407,9 +407,9 @@ class MatchPlay:
         player.close()
         self.silent.add(seat)
         if fault.reason == "timeout":
-            latest = self._latest(state)
-            if latest.status != "active" and not _ended_by_own_clock(latest.outcome, seat):
-                return latest
+            state = self._latest(state)
+            if state.status != "active" and not _ended_by_own_clock(state.outcome, seat):
+                return state
         clocked = state.clock is not None
         self.record.faults.append(
             {

@@ -89,18 +89,45 @@ def test_a_program_that_cannot_start_is_a_crash() -> None:
     assert fault.value.reason == "crashed"
 
 
-def test_an_answer_written_twice_is_not_read_as_the_next_decisions_answer() -> None:
+STALE = ("wrote a line before it was asked for decision 2", "answered decision 1 when decision 2 was asked")
+"""How a stale line is told: it came before the request, or it echoes an earlier decision."""
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["0"], STALE),
+        (["0.5"], STALE[1:]),  # the copy comes after the next request, its number gives it away
+        (["0", "plain"], STALE[:1]),  # no number: it came before the next request
+    ],
+    ids=["at once", "after the next request", "at once, without the number"],
+)
+def test_an_answer_written_twice_is_not_read_as_the_next_decisions_answer(
+    args: list[str], said: tuple[str, ...]
+) -> None:
     """The second copy is stale: it is reported as bad output, never submitted."""
-    player = ExternalPlayer([str(BOTS / "twice.py")])
+    player = ExternalPlayer([str(BOTS / "twice.py"), *args])
     try:
         player.ask(observation(10))
         assert player.poll(None) == {"type": "play", "card": 7}
-        time.sleep(0.2)  # the copy has arrived by now, before the next decision is asked
-        later = observation(10)
-        player.ask(replace(later, legal_actions=[{"type": "end_turn"}]))
+        if args[0] == "0":
+            time.sleep(0.2)  # the copy has arrived by now, before the next decision is asked
+        player.ask(replace(observation(10), legal_actions=[{"type": "end_turn"}]))
         with pytest.raises(BotFault) as fault:
             player.poll(None)
         assert fault.value.reason == "bad_output"
-        assert "before it was asked" in fault.value.detail
+        assert any(words in fault.value.detail for words in said), fault.value.detail
     finally:
         player.close()
+
+
+def test_each_request_carries_its_number_and_an_answer_echoing_it_is_taken() -> None:
+    player = ExternalPlayer([str(BOTS / "numbers.py")])
+    try:
+        answers = []
+        for _ in range(3):
+            player.ask(observation(10))
+            answers.append(player.poll(None))
+    finally:
+        player.close()
+    assert answers == [{"type": "numbered", "n": n} for n in (1, 2, 3)]
