@@ -91,7 +91,7 @@ def test_the_listing_example_prints_each_match_then_the_cursor_once(client) -> N
     if not shutil.which("jq"):
         pytest.skip("jq is not installed")
     (block,) = SHELL_BLOCK.findall(section("### Finding matches"))
-    program = re.search(r"jq -r '(.*)'", block).group(1)
+    (program,) = re.findall(r"jq -r '(.*)'", block)
     made = [client.post("/v1/matches", json={"game": "the-game", "players": 2}).get_json() for _ in range(3)]
     page = client.get("/v1/matches?game=the-game&status=active&limit=2").get_json()
     done = subprocess.run(

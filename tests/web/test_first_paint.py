@@ -56,7 +56,7 @@ def test_an_empty_listing_says_so(client: Any) -> None:
 def test_older_matches_are_a_link_to_the_next_page(client: Any) -> None:
     made = [create(client)["match_id"] for _ in range(21)]
     first = client.get("/").get_data(as_text=True)
-    cursor = html.unescape(re.search(r'<a id="more" href="/\?cursor=([^"]+)"', first).group(1))
+    (cursor,) = [html.unescape(found) for found in re.findall(r'<a id="more" href="/\?cursor=([^"]+)"', first)]
     second = client.get(f"/?cursor={cursor}").get_data(as_text=True)
     rows = re.compile(r'<tr data-match-id="([^"]+)"')
     assert len(rows.findall(first)) == 20 and rows.findall(second) == [made[0]]  # the oldest, alone on page two

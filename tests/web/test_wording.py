@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Sequence
 from typing import Any
 
 from service.engine import Rng
@@ -19,7 +20,9 @@ def start_view(game_id: str, players: int = 2) -> dict[str, Any]:
     return json.loads(json.dumps(game.view(state, None)))
 
 
-def drawn(game_id: str, view: dict[str, Any], match: dict[str, Any], entries: list[dict[str, Any]] = ()) -> dict:
+def drawn(
+    game_id: str, view: dict[str, Any], match: dict[str, Any], entries: Sequence[dict[str, Any]] = ()
+) -> dict[str, Any]:
     cases = [{"view": view, "ctx": {"match": match, "seat": None, "legal": []}, "entries": list(entries)}]
     done = subprocess.run(
         [node(), str(RENDER), str(STATIC / f"{game_id}.js"), str(seeds_dir())],
