@@ -68,14 +68,13 @@ class Listing:
         for _ in range(STORE_READS):
             entries, more = from_store(self.store.list_matches, which, position, limit + 1 - len(matches))
             for entry in entries:
-                match = self._listed_match(entry)
-                if match is None or epoch_ms(match.updated_at) != entry.position.updated_ms:
+                listed = self._listed(entry)
+                if listed is None:
                     continue
-                found = get_game(match.game_id)
-                if found is None or game not in (None, match.game_id):
+                match, snapshot = listed
+                if epoch_ms(match.updated_at) != entry.position.updated_ms:
                     continue
-                snapshot = Snapshot.of_match(found, match)
-                if status not in (None, snapshot.status):
+                if game not in (None, match.game_id) or status not in (None, snapshot.status):
                     continue
                 if len(matches) == limit:
                     return {"matches": matches, "next_cursor": encode_cursor(position) if position else None}
@@ -87,11 +86,16 @@ class Listing:
         return {"matches": matches, "next_cursor": encode_cursor(position) if position else None}
 
     @staticmethod
-    def _listed_match(entry: ListedMatch) -> Match | None:
-        """The match of a listing entry; ``None`` (logged) for a record that cannot be read,
-        so that one damaged match never fails every listing."""
+    def _listed(entry: ListedMatch) -> tuple[Match, Snapshot] | None:
+        """The match of a listing entry and where it stands; ``None`` (logged) for a record
+        that cannot be read or a state its game cannot place (a record written by something
+        else), so that one damaged match never fails every listing."""
         try:
-            return Match.decode(entry.version, entry.record, entry.base)
-        except (ValueError, TypeError, KeyError) as exc:
-            log.error("listing skips match %s: its record cannot be read (%s)", entry.position.match_id, exc)
+            match = Match.decode(entry.version, entry.record, entry.base)
+            game = get_game(match.game_id)
+            if game is None:
+                raise KeyError(f"no game {match.game_id!r}")
+            return match, Snapshot.of_match(game, match)
+        except (ValueError, TypeError, KeyError, IndexError) as exc:
+            log.error("listing skips match %s: its record cannot be read (%r)", entry.position.match_id, exc)
             return None

@@ -112,3 +112,21 @@ def test_bad_query_values_are_problems(client, query: dict, field: str) -> None:
 def test_an_unknown_game_is_not_found(client) -> None:
     response = client.get("/v1/matches", query_string={"game": "chess"})
     assert (response.status_code, response.mimetype, response.get_json()["code"]) == (404, PROBLEM_JSON, "unknown_game")
+
+
+def test_a_match_whose_state_its_game_cannot_place_is_skipped_not_a_500(app, client) -> None:
+    """A record that decodes but whose state the game cannot read (written by another
+    version, or damaged) leaves the listing; the other matches are still listed."""
+    from service.match import Match
+
+    store = app.extensions["referee"].store
+    kept, broken = created_apart(client, "isola-dei-vulcani", 2, 2)
+    broken_id = broken.created["match_id"]
+    loaded = store.load(broken_id)
+    match = Match.decode(loaded.version, loaded.record, loaded.base)
+    match.state = {"not": "an isola state"}
+    assert store.commit(broken_id, loaded.version, match.encode(), b"{}", 600).committed
+
+    ours = {kept.created["match_id"], broken_id}
+    listed = {m["match_id"] for page in listing(client, ours, game="isola-dei-vulcani") for m in page}
+    assert kept.created["match_id"] in listed and broken_id not in listed
