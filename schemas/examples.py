@@ -5,6 +5,7 @@ first move), so a reader sees the shapes the schemas describe; tests/test_openap
 that each one validates against its schema.
 """
 
+import json
 from typing import Any
 
 _MATCH_ID = "K8Bf4ufXQNI4uuiUgk7R_A"
@@ -176,6 +177,9 @@ STREAM_EVENT: dict[str, Any] = {
     "kind": "move",
     "updated_at": "2026-11-23T17:22:43.325Z",
 }
+
+STREAM = f": open\n\nid: 1\nevent: version\ndata: {json.dumps(STREAM_EVENT, separators=(',', ':'))}\n\n: keep-alive\n\n"
+"""The start of a stream answer, as it reads on the wire."""
 
 VALIDATION_RESULT = {
     "match_id": _MATCH_ID,

@@ -2,32 +2,84 @@
 
 For each game package (``TheGame``, ``Viaggio``, …) the document gets:
 
-- ``<Game>Action``: a discriminated union on ``type`` of one schema per action type, made
-  from the engine's :class:`~service.engine.ActionType` declarations (the same schemas that
-  check every submitted action, so the document cannot drift from what the referee accepts);
+- ``<Game>Action``: a union of one schema per action type (``<Game><Type>Action``, its ``type``
+  a required ``const``), discriminated on ``type``, made from the engine's
+  :class:`~service.engine.ActionType` declarations (the same schemas that check every submitted
+  action, so the document cannot drift from what the referee accepts);
 - ``<Game>Event``: the same for its events; ``<Game>View`` and ``<Game>OutcomeDetail``;
   these three from the ``shapes.json`` in the game's package (service.engine.shapes);
 - ``<Game>Options``: its options at match creation.
 
-A match's fields are then "one of the games' types" (:func:`any_game`): a typed client
-switches on the match's ``game``, then on ``type``.
+A body field whose type depends on the match's game is declared with :class:`PerGame`, and a
+body's ``game`` with :class:`GameId`. Where the body names its game (a match, a replay, a
+creation request) the document gives each game a variant of that body, discriminated on
+``game``, in which those fields are that game's types; elsewhere (legal actions, an action's
+answer) they are any game's (:meth:`GameTypes.of_any_game`). service/api/spec.py writes the
+variants; this module says what each field is.
 """
 
 from __future__ import annotations
 
-import pkgutil
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
-import service.games
+from marshmallow import Schema, fields
+
 from service.engine.game import Game
 from service.engine.shapes import shapes
-from service.games import games
+
+KINDS = ("Action", "Event", "View", "OutcomeDetail", "Options")
+"""What a :class:`PerGame` field may hold: one of each game's ``<Game><kind>`` types."""
+
+GAME_ID = "GameId"
+"""The component naming every game's id."""
+
+OTHER_EVENT = "OtherEvent"
+"""Any event a client does not know yet: newer engines may add event types, and a client
+must skip those rather than fail (the test suite checks that today's engines produce only
+declared ones)."""
+
+ENDED_EARLY_DETAIL = "EndedEarlyDetail"
+"""The outcome detail of a match a timeout or a resignation ended, whatever its game."""
 
 
-def game_packages() -> list[str]:
-    """The game packages under ``service.games``, found without importing them: a game's
-    module may read its data at import, and the app must start (not ready) without it."""
-    return sorted(module.name for module in pkgutil.iter_modules(service.games.__path__) if module.ispkg)
+class GameId(fields.String):
+    """A game's id: the ``GameId`` enum in the document, and in each game's variant of a body
+    that names its game, that game's id alone (a ``const`` generated clients narrow on)."""
+
+
+class PerGame(fields.Dict):
+    """A JSON object whose type is one of the games' ``<Game><kind>``: which one, only the
+    match's game says. Loads and dumps as a plain object (the referee checks it against the
+    game's own rules); the document types it (:class:`GameTypes`)."""
+
+    def __init__(self, kind: str, description: str, metadata: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        if kind not in KINDS:
+            raise ValueError(f"no per-game kind {kind!r}: one of {', '.join(KINDS)}")
+        super().__init__(keys=fields.String(), metadata={"description": description, **(metadata or {})}, **kwargs)
+        self.kind = kind
+
+
+def depends_on_game(schema: Schema) -> bool:
+    """Whether some field of ``schema`` (or of a schema nested in it) is :class:`PerGame`."""
+    return any(_field_depends_on_game(field) for field in schema.fields.values())
+
+
+def _field_depends_on_game(field: fields.Field) -> bool:
+    if isinstance(field, PerGame):
+        return True
+    if isinstance(field, fields.List):
+        return _field_depends_on_game(field.inner)
+    if isinstance(field, fields.Nested) and isinstance(field.schema, Schema):
+        return depends_on_game(field.schema)
+    return False
+
+
+def names_its_game(schema: Schema) -> bool:
+    """Whether ``schema`` is a body that says which game it is of and holds per-game parts:
+    the document then describes it as one variant per game, discriminated on ``game``."""
+    return isinstance(schema.fields.get("game"), GameId) and depends_on_game(schema)
 
 
 def type_prefix(package: str) -> str:
@@ -44,26 +96,100 @@ def ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
-OTHER_EVENT = "OtherEvent"
-"""Any event a client does not know yet: newer engines may add event types, and a client
-must skip those rather than fail (the test suite checks that today's engines produce only
-declared ones)."""
+@dataclass(frozen=True)
+class GameTypes:
+    """Every game's types, as components of the document, and what a :class:`PerGame` field
+    is for one game or for any game."""
+
+    components: dict[str, dict[str, Any]]
+    prefixes: dict[str, str]
+    """Type prefix by game id, in id order."""
+    titles: dict[str, str]
+    """Title by game id."""
+    variants: dict[str, list[str]]
+    """Of ``Action`` and ``Event``: every game's variant components, the most specific first
+    (:func:`most_specific_first`)."""
+
+    @classmethod
+    def of(cls, games: Iterable[Game]) -> GameTypes:
+        components: dict[str, dict[str, Any]] = {}
+        variants: dict[str, list[str]] = {"Action": [], "Event": []}
+        prefixes, titles = {}, {}
+        for game in games:
+            prefixes[game.id], titles[game.id] = game_prefix(game), game.title
+            own = game_components(game)
+            components |= own
+            for kind in variants:
+                union = own[game_prefix(game) + kind]
+                variants[kind] += [item["$ref"].rsplit("/", 1)[1] for item in union["oneOf"]]
+        components |= _common_components(list(prefixes))
+        return cls(
+            components,
+            prefixes,
+            titles,
+            {kind: most_specific_first(names, components) for kind, names in variants.items()},
+        )
+
+    def of_game(self, kind: str, game_id: str) -> dict[str, Any]:
+        """What a :class:`PerGame` field of ``kind`` is in a body of this game."""
+        own = ref(self.prefixes[game_id] + kind)
+        if kind == "Event":
+            return {"anyOf": [own, ref(OTHER_EVENT)]}
+        if kind == "OutcomeDetail":
+            return {"anyOf": [own, ref(ENDED_EARLY_DETAIL)]}
+        return own
+
+    def of_any_game(self, kind: str) -> tuple[str, dict[str, Any]]:
+        """What a :class:`PerGame` field of ``kind`` is in a body that does not say its game:
+        the component ``AnyGame<kind>`` (its name, and its schema), any game's.
+
+        Action and event unions list every game's variants, the most specific first, so a
+        generated client that tries them in turn (openapi-python-client) takes The Game's
+        ``play`` (card and pile) as The Game's, not as Halunken's (card alone)."""
+        if kind in self.variants:
+            names = list(self.variants[kind])
+        else:
+            names = most_specific_first([prefix + kind for prefix in self.prefixes.values()], self.components)
+        if kind == "Event":
+            names.append(OTHER_EVENT)
+        if kind == "OutcomeDetail":
+            names.append(ENDED_EARLY_DETAIL)
+        description = (
+            f"{ANY_GAME_DOC[kind]} of any game: a body that does not name its game lists every game's "
+            "types. The match's `game` says which game's it is."
+        )
+        return "AnyGame" + kind, {"description": description, "anyOf": [ref(name) for name in names]}
 
 
-ENDED_EARLY_DETAIL = "EndedEarlyDetail"
-"""The outcome detail of a match a timeout or a resignation ended, whatever its game."""
+ANY_GAME_DOC = {
+    "Action": "An action",
+    "Event": "An event",
+    "View": "A view",
+    "OutcomeDetail": "The detail of an outcome",
+    "Options": "Options",
+}
 
 
-def any_game(kind: str, description: str) -> dict[str, Any]:
-    """Field metadata: one of the games' ``<Game><kind>`` schemas (or, for events, one not
-    declared yet: :data:`OTHER_EVENT`; for outcome details, the referee's own
-    :data:`ENDED_EARLY_DETAIL`)."""
-    choices = [ref(type_prefix(package) + kind) for package in game_packages()]
-    if kind == "Event":
-        choices.append(ref(OTHER_EVENT))
-    if kind == "OutcomeDetail":
-        choices.append(ref(ENDED_EARLY_DETAIL))
-    return {"description": description, "anyOf": choices}
+def most_specific_first(names: list[str], components: dict[str, dict[str, Any]]) -> list[str]:
+    """``names`` ordered by how many properties their schemas require, most first (then by
+    name): a client trying the variants in turn meets one that requires more before one whose
+    required properties are a subset of it. Variants of one shape (The Game's and Isola's
+    ``end_turn`` are both ``{type}``) cannot be told apart from the data: the first one wins."""
+    return sorted(names, key=lambda name: (-len(components[name].get("required", ())), name))
+
+
+def _const_tagged(name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with a required ``type`` that is ``name`` alone (a ``const``, which
+    generators turn into a literal type and a check on decoding).
+
+    ``additionalProperties: false`` is left out: the referee refuses unknown fields all the
+    same, but a body that does not say its game lists every game's variants, and a field one
+    game's action has must survive a generated client that took it for another game's action
+    of the same ``type`` (see :func:`most_specific_first`).
+    """
+    properties = {**schema.get("properties", {}), "type": {"type": "string", "const": name}}
+    tagged = {key: value for key, value in schema.items() if key != "additionalProperties"}
+    return {**tagged, "properties": properties, "required": sorted({"type", *schema.get("required", ())})}
 
 
 _JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string", type(None): "null"}
@@ -90,26 +216,13 @@ def _typed_enums(schema: Any) -> Any:
     return {**rest, "anyOf": [{"type": kind, "enum": values} for kind, values in by_type.items()]}
 
 
-def _tagged(name: str, schema: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` with ``type`` a one-value string enum (what generators read as a tag).
-
-    ``additionalProperties: false`` is left out: the referee refuses unknown fields all the
-    same, but a field that one game's action has and another game's action of the same
-    ``type`` lacks must survive a generated client that parsed it as the other game's
-    (the generic fields say "any game's action"; only the match's ``game`` tells which).
-    """
-    properties = {**schema.get("properties", {}), "type": {"type": "string", "enum": [name]}}
-    tagged = {key: value for key, value in schema.items() if key != "additionalProperties"}
-    return {**tagged, "properties": properties, "required": sorted({"type", *schema.get("required", ())})}
-
-
 def _union(prefix: str, suffix: str, variants: dict[str, dict[str, Any]], description: str) -> dict[str, Any]:
     """``<prefix><suffix>`` as a union discriminated on ``type``, plus one component per variant."""
     components: dict[str, Any] = {}
     mapping: dict[str, str] = {}
     for name, schema in variants.items():
         component = prefix + type_prefix(name) + suffix
-        components[component] = _typed_enums(_tagged(name, schema))
+        components[component] = _typed_enums(_const_tagged(name, schema))
         mapping[name] = ref(component)["$ref"]
     components[prefix + suffix] = {
         "description": description,
@@ -142,27 +255,30 @@ def game_components(game: Game) -> dict[str, dict[str, Any]]:
     return components
 
 
-def all_game_components() -> dict[str, dict[str, Any]]:
-    """The components of every game, by name."""
-    components: dict[str, dict[str, Any]] = {}
-    for game in games().values():
-        components |= game_components(game)
-    components[OTHER_EVENT] = {
-        "type": "object",
-        "description": "An event of a type this version of the document does not declare: skip it.",
-        "properties": {"type": {"type": "string"}},
-        "required": ["type"],
-    }
-    components[ENDED_EARLY_DETAIL] = {
-        "type": "object",
-        "description": "A match that a seat's timeout or resignation ended before its rules did: that seat is "
-        "ranked last, every score is 0.",
-        "properties": {
-            "end_reason": {"type": "string", "enum": ["timeout", "resigned"]},
-            "seat": {"type": "integer", "minimum": 0},
-            "score_means": {"type": "string"},
+def _common_components(game_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """The components every game shares: the games' ids, unknown events, an early end."""
+    return {
+        GAME_ID: {
+            "type": "string",
+            "enum": game_ids,
+            "description": "A game's id, as `GET /v1/games` lists them.",
         },
-        "required": ["end_reason", "seat", "score_means"],
-        "additionalProperties": False,
+        OTHER_EVENT: {
+            "type": "object",
+            "description": "An event of a type this version of the document does not declare: skip it.",
+            "properties": {"type": {"type": "string"}},
+            "required": ["type"],
+        },
+        ENDED_EARLY_DETAIL: {
+            "type": "object",
+            "description": "A match that a seat's timeout or resignation ended before its rules did: that seat is "
+            "ranked last, every score is 0.",
+            "properties": {
+                "end_reason": {"type": "string", "enum": ["timeout", "resigned"]},
+                "seat": {"type": "integer", "minimum": 0},
+                "score_means": {"type": "string"},
+            },
+            "required": ["end_reason", "seat", "score_means"],
+            "additionalProperties": False,
+        },
     }
-    return components

@@ -2,6 +2,8 @@
 
 from marshmallow import Schema, fields
 
+from schemas.game_types import GameId
+
 
 class OptionSchema(Schema):
     name = fields.String(required=True)
@@ -38,7 +40,7 @@ class PlayerCountSchema(Schema):
 class GameSchema(Schema):
     """One game: who may play it, its options and the JSON schema of every action type."""
 
-    id = fields.String(required=True, metadata={"example": "the-game"})
+    id = GameId(required=True, metadata={"example": "the-game"})
     title = fields.String(required=True)
     min_players = fields.Integer(required=True)
     max_players = fields.Integer(required=True)

@@ -4,7 +4,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from schemas.game_types import any_game
+from schemas.game_types import GameId, PerGame
 from service.bots.registry import BOT_NAMES
 from service.clock import DEFAULT_MAX_CONSECUTIVE_TIMEOUTS, ON_TIMEOUT
 
@@ -120,17 +120,15 @@ def _house_field() -> fields.List:
 class CreateMatchSchema(Schema):
     """Create a match of one game for a number of players."""
 
-    game = fields.String(required=True, metadata={"example": "the-game"})
+    game = GameId(required=True, metadata={"example": "the-game"})
     players = fields.Integer(
         required=True,
         strict=True,
         validate=validate.Range(min=1, max=16),
         metadata={"example": 2},
     )
-    options = fields.Dict(
-        keys=fields.String(),
-        load_default=dict,
-        metadata=any_game("Options", "Match options by name: the game's `<Game>Options`; defaults fill the rest."),
+    options = PerGame(
+        "Options", "Match options by name: the game's `<Game>Options`; defaults fill the rest.", load_default=dict
     )
     seed = fields.String(
         validate=validate.Regexp(r"^[0-9a-f]{64}$", error="A seed is 64 lowercase hex digits (256 bits)."),
@@ -168,16 +166,16 @@ class OutcomeSchema(Schema):
     scores = fields.List(fields.Integer(), required=True)
     ranks = fields.List(fields.Integer(), required=True)
     winners = fields.List(fields.Integer(), required=True)
-    detail = fields.Dict(required=True, metadata=any_game("OutcomeDetail", "The game's own breakdown."))
+    detail = PerGame("OutcomeDetail", "The game's own breakdown.", required=True)
 
 
 class MatchSchema(Schema):
     """A match as the caller may see it. Its `ETag` names the state token and the viewer."""
 
     match_id = fields.String(required=True)
-    game = fields.String(required=True)
+    game = GameId(required=True)
     players = fields.Integer(required=True)
-    options = fields.Dict(required=True, metadata=any_game("Options", "Every option, defaults filled in."))
+    options = PerGame("Options", "Every option, defaults filled in.", required=True)
     status = fields.String(required=True, metadata=_STATUS)
     version = fields.Integer(required=True)
     state_token = fields.String(required=True, metadata={"description": "Send it back with your next action."})
@@ -185,7 +183,7 @@ class MatchSchema(Schema):
     seat = fields.Integer(
         allow_none=True, required=True, metadata={"description": "The caller's seat; null for a spectator."}
     )
-    view = fields.Dict(required=True, metadata=any_game("View", _VIEW))
+    view = PerGame("View", _VIEW, required=True)
     outcome = fields.Nested(OutcomeSchema, allow_none=True, required=True, metadata={"description": _OUTCOME})
     seed_sha256 = fields.String(
         required=True, metadata={"description": "SHA-256 of the secret seed, published from creation."}
@@ -212,13 +210,11 @@ class ActionRequestSchema(Schema):
     """An action of the caller's seat, with the state token it was decided on."""
 
     state_token = fields.String(required=True, validate=validate.Length(max=200))
-    action = fields.Dict(
-        keys=fields.String(),
+    action = PerGame(
+        "Action",
+        "`{type, ...}` as listed by legal-actions: one of the match's game's `<Game>Action`.",
         required=True,
-        metadata=any_game(
-            "Action", "`{type, ...}` as listed by legal-actions: one of the match's game's `<Game>Action`."
-        )
-        | {"example": {"type": "play", "card": 17, "pile": 0}},
+        metadata={"example": {"type": "play", "card": 17, "pile": 0}},
     )
 
 
@@ -231,13 +227,13 @@ class ActionResultSchema(Schema):
     seat = fields.Integer(required=True)
     kind = fields.String(required=True, metadata=_KIND)
     events = fields.List(
-        fields.Dict(metadata=any_game("Event", "An event of the match's game.")),
+        PerGame("Event", "An event of the match's game."),
         required=True,
         metadata={"description": "What happened, as this seat may see it."},
     )
-    view = fields.Dict(required=True, metadata=any_game("View", _VIEW))
+    view = PerGame("View", _VIEW, required=True)
     legal_actions = fields.List(
-        fields.Dict(metadata=any_game("Action", "A legal action of the match's game.")),
+        PerGame("Action", "A legal action of the match's game."),
         required=True,
         metadata={
             "description": "The caller's legal actions now (empty when it owes no decision): "
@@ -272,9 +268,7 @@ class LegalActionsSchema(Schema):
     version = fields.Integer(required=True)
     state_token = fields.String(required=True, metadata={"description": "The version these actions belong to."})
     to_act = fields.List(fields.Integer(), required=True)
-    actions = fields.List(
-        fields.Dict(metadata=any_game("Action", "A legal action of the match's game.")), required=True
-    )
+    actions = fields.List(PerGame("Action", "A legal action of the match's game."), required=True)
 
 
 MAX_CURSOR = 2**53 - 1
@@ -302,7 +296,7 @@ class HistoryEntrySchema(Schema):
             "`abort`."
         },
     )
-    events = fields.List(fields.Dict(metadata=any_game("Event", "An event of the match's game.")), required=True)
+    events = fields.List(PerGame("Event", "An event of the match's game."), required=True)
     at = fields.String(required=True)
     clock_ms = fields.List(
         fields.Integer(),
@@ -337,7 +331,7 @@ class ListCursor(fields.String):
 
 
 class ListMatchesQuerySchema(Schema):
-    game = fields.String(metadata={"description": "Only matches of this game (its id)."})
+    game = GameId(metadata={"description": "Only matches of this game (its id)."})
     status = fields.String(validate=validate.OneOf(STATUSES), metadata={"description": "Only matches in this status."})
     limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
     cursor = ListCursor(metadata={"description": "The `next_cursor` of the previous page."})
@@ -347,7 +341,7 @@ class MatchSummarySchema(Schema):
     """What anyone may know of a match without reading its view."""
 
     match_id = fields.String(required=True)
-    game = fields.String(required=True)
+    game = GameId(required=True)
     players = fields.Integer(required=True)
     status = fields.String(required=True, metadata={"enum": STATUSES})
     version = fields.Integer(required=True)

@@ -2,7 +2,7 @@
 
 from marshmallow import Schema, fields
 
-from schemas.game_types import any_game
+from schemas.game_types import GameId, PerGame
 from schemas.matches import OutcomeSchema
 
 
@@ -30,13 +30,14 @@ class ReplayEntrySchema(Schema):
             "description": "Who made it (format 2; absent means `move`): see docs/replay.md.",
         },
     )
-    action = fields.Dict(
+    action = PerGame(
+        "Action",
+        "The action exactly as submitted; null for `timeout`, `resign`, `abort`.",
         required=True,
         allow_none=True,
-        metadata=any_game("Action", "The action exactly as submitted; null for `timeout`, `resign`, `abort`."),
     )
     events = fields.List(
-        fields.Dict(metadata=any_game("Event", "An event of the match's game.")),
+        PerGame("Event", "An event of the match's game."),
         required=True,
         metadata={"description": "Every event, including those addressed `to` some seats."},
     )
@@ -64,10 +65,10 @@ class ReplaySchema(Schema):
     format = fields.String(required=True, metadata={"enum": ["game-referee/replay"]})
     format_version = fields.Integer(required=True, metadata={"example": 2})
     match_id = fields.String(required=True)
-    game = fields.String(required=True, metadata={"example": "the-game"})
+    game = GameId(required=True, metadata={"example": "the-game"})
     engine = fields.Nested(EngineSchema, required=True)
     players = fields.Integer(required=True)
-    options = fields.Dict(required=True, metadata=any_game("Options", "Every option, defaults filled in."))
+    options = PerGame("Options", "Every option, defaults filled in.", required=True)
     seed = fields.String(required=True, metadata={"description": "The match's seed (64 hex digits), revealed."})
     seed_sha256 = fields.String(
         required=True, metadata={"description": "The commitment published from the match's creation."}

@@ -1,8 +1,8 @@
-"""The live stream of a match: the data of each server-sent event."""
+"""The live stream of a match: the answer, and the data of each server-sent event."""
 
 from marshmallow import Schema, fields
 
-from schemas.game_types import any_game
+from schemas.game_types import PerGame
 from schemas.matches import STATUSES, OutcomeSchema
 
 
@@ -21,9 +21,9 @@ class StreamEventSchema(Schema):
     seat = fields.Integer(
         allow_none=True, required=True, metadata={"description": "The caller's seat; null for a spectator."}
     )
-    view = fields.Dict(required=True, metadata=any_game("View", "What the caller may see at this version."))
+    view = PerGame("View", "What the caller may see at this version.", required=True)
     events = fields.List(
-        fields.Dict(metadata=any_game("Event", "An event of the match's game.")),
+        PerGame("Event", "An event of the match's game."),
         required=True,
         metadata={
             "description": "What the move that produced this version did, as the caller may see it "
@@ -43,3 +43,13 @@ class StreamEventSchema(Schema):
     state_token = fields.String(
         metadata={"description": "A seat's state token of this version (not sent to spectators)."}
     )
+
+
+EVENT_STREAM = {
+    "type": "string",
+    "description": "Server-sent events (text, read line by line as it comes): each `event: version` has the "
+    "version as its `id` and a `StreamEvent` as JSON in its `data`; lines starting with `:` are comments "
+    "(`: keep-alive`).",
+}
+"""The stream answer's own schema: text that a client reads as it comes, not one JSON document
+(a generated client returns it as a string; it decodes each ``data`` as a ``StreamEvent``)."""

@@ -43,8 +43,8 @@ blp = Blueprint(
 )
 
 _SEAT_AUTH = [{"seatToken": []}]
-_READ_AUTH: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
-"""Reads need no token (a spectator's view); with one they show the seat's view."""
+"""What a seat-only operation declares; the others keep the document's default (no token, or
+a seat token: a read then shows that seat's view)."""
 _CACHING = {"Cache-Control": "Cache-Control", "Vary": "Vary"}
 """Every answer of this blueprint says who may keep it (:func:`cache_policy`)."""
 
@@ -104,7 +104,7 @@ def json_response(body: dict[str, Any], headers: dict[str, str] | None = None) -
 @blp.alt_response(400, response="BAD_REQUEST")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
-@blp.doc(operationId="createMatch", security=[{}])
+@blp.doc(operationId="createMatch")
 def create_match(body: dict[str, Any]) -> dict[str, Any]:
     """Create a match; the answer holds each seat's bearer token (shown only here)."""
     created = referee().create_match(
@@ -123,7 +123,7 @@ def create_match(body: dict[str, Any]) -> dict[str, Any]:
     description="`invalid_body`: a bad `status`, `limit` or `cursor`.",
 )
 @blp.alt_response(404, response="NOT_FOUND", description="`unknown_game`: no game with the id in `game`.")
-@blp.doc(operationId="listMatches", security=[{}])
+@blp.doc(operationId="listMatches")
 def list_matches(query: dict[str, Any]) -> Response:
     """List matches updated recently (active and recently ended), the most recently updated first."""
     listing: Listing = current_app.extensions["listing"]
@@ -139,7 +139,7 @@ def list_matches(query: dict[str, Any]) -> Response:
 )
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
-@blp.doc(operationId="getMatch", security=_READ_AUTH, parameters=["If-None-Match"])
+@blp.doc(operationId="getMatch", parameters=["If-None-Match"])
 def get_match(match_id: str) -> Any:
     """Read a match as the caller's seat (or a spectator) may see it; `ETag` is per viewer."""
     body = referee().get_match(match_id, bearer_token())
@@ -231,7 +231,7 @@ def abort(match_id: str) -> Response:
 @blp.alt_response(400, response="BAD_REQUEST", description="`invalid_body`: a bad `cursor` or `limit`.")
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
-@blp.doc(operationId="getHistory", security=_READ_AUTH)
+@blp.doc(operationId="getHistory")
 def history(query: dict[str, Any], match_id: str) -> dict[str, Any]:
     """Page through the action log as the caller may see it (secret parts hidden)."""
     return referee().history(match_id, bearer_token(), query["cursor"], query["limit"])

@@ -20,8 +20,6 @@ blp = Blueprint(
     description="Signed replays of finished matches, and the key that signs them.",
 )
 
-_PUBLIC: list[dict[str, list[str]]] = [{}]
-
 
 def signer() -> ReplaySigner:
     return current_app.extensions["replay_signer"]
@@ -36,7 +34,7 @@ def signer() -> ReplaySigner:
     description="`match_not_finished`: the match is still running; `match_aborted`: it was aborted (no replay).",
 )
 @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
-@blp.doc(operationId="getReplay", security=_PUBLIC)
+@blp.doc(operationId="getReplay")
 def get_replay(match_id: str) -> Response:
     """Download a finished match's signed replay: every action unredacted, the seed, the outcome.
 
@@ -49,7 +47,7 @@ def get_replay(match_id: str) -> Response:
 
 @blp.route("/keys")
 @blp.response(200, KeySetSchema, example=examples.KEY_SET)
-@blp.doc(operationId="getKeys", security=_PUBLIC)
+@blp.doc(operationId="getKeys")
 def get_keys() -> dict[str, list[dict[str, str]]]:
     """The public key replays are signed with, as a JWK Set; pin it to trust replay files."""
     return signer().key_set()

@@ -23,7 +23,7 @@ from typing import Any
 from flask import Response, current_app, request
 
 from schemas import examples
-from schemas.streams import StreamEventSchema
+from schemas.streams import EVENT_STREAM
 from service.api.auth import bearer_token
 from service.api.bodies import Blueprint
 from service.api.problems import BadRequest, Unavailable
@@ -106,13 +106,13 @@ def last_event_id() -> int | None:
 @blp.route("/<match_id>/stream")
 @blp.response(
     200,
-    StreamEventSchema,
+    EVENT_STREAM,
     content_type="text/event-stream",
     description="Server-sent events, one per version from the current one on (or from `Last-Event-ID`): "
-    "`id: <version>`, `event: version`, `data:` this schema as JSON; a `: keep-alive` comment after "
+    "`id: <version>`, `event: version`, `data:` a `StreamEvent` as JSON; a `: keep-alive` comment after "
     "each heartbeat interval (15 s) without news. The stream ends after the match's final version.",
     headers={"Cache-Control": "Stream-Cache-Control", "X-Accel-Buffering": "X-Accel-Buffering"},
-    example=examples.STREAM_EVENT,
+    example=examples.STREAM,
 )
 @blp.alt_response(
     204,
@@ -128,11 +128,7 @@ def last_event_id() -> int | None:
     description="`too_many_streams`: this server holds as many streams as it may; retry after `Retry-After`. "
     "`store_unavailable`: the store cannot be read now.",
 )
-@blp.doc(
-    operationId="streamMatch",
-    security=[{}, {"seatToken": []}],
-    parameters=["Last-Event-ID", "last_event_id"],
-)
+@blp.doc(operationId="streamMatch", parameters=["Last-Event-ID", "last_event_id"])
 def stream(match_id: str) -> Any:
     """Follow a match live as the caller's seat (or a spectator) sees it: one event per version."""
     bearer, after = bearer_token(), last_event_id()

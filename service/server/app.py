@@ -15,7 +15,7 @@ from service.api import games, limits, matches, metrics, observability, ops, rep
 from service.api.action_lane import ActionLane
 from service.api.errors import ProblemApi
 from service.api.jsonprovider import OrjsonProvider
-from service.api.spec import ConventionsPlugin
+from service.api.spec import DEFAULT_SECURITY, SEAT_TOKEN, ConventionsPlugin, GameTypesPlugin
 from service.cache import node as node_cache
 from service.cache.process import MatchCache
 from service.clock import wall_ms
@@ -78,8 +78,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         API_SPEC_OPTIONS={
             "info": {"description": API_DESCRIPTION, "license": {"name": "MIT", "identifier": "MIT"}},
             "servers": [{"url": "/", "description": "The referee serving this document."}],
-            "security": [{}],
-            "components": {"securitySchemes": {"seatToken": {"type": "http", "scheme": "bearer"}}},
+            "security": DEFAULT_SECURITY,
+            "components": {"securitySchemes": {"seatToken": SEAT_TOKEN}},
         },
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
         REFEREE_STORE_KIND="redis-cluster" if settings.redis_cluster else settings.store_kind,
@@ -113,7 +113,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["sweeper"] = Sweeper(referee, settings.sweep_interval_seconds) if settings.sweeper else None
     app.extensions["replay_signer"] = ReplaySigner.configured(settings.replay_key, settings.secret)
 
-    api = ProblemApi(app, spec_kwargs={"extra_plugins": [ConventionsPlugin()]})
+    api = ProblemApi(app, spec_kwargs={"marshmallow_plugin": GameTypesPlugin(), "extra_plugins": [ConventionsPlugin()]})
     for blueprint in (games.blp, matches.blp, streams.blp, replays.blp, ops.blp):
         api.register_blueprint(blueprint)
     app.register_blueprint(web_pages)

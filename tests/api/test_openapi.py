@@ -64,11 +64,17 @@ def test_headers_and_rate_limit_are_documented() -> None:
     assert "Idempotent-Replayed" in submit["responses"]["200"]["headers"]
 
 
-def test_spectator_reads_need_no_token_and_actions_do() -> None:
+SEAT_ONLY = {"listLegalActions", "submitAction", "validateAction", "resignMatch", "abortMatch"}
+
+
+def test_only_seat_only_operations_declare_security_and_the_rest_take_a_token_or_none() -> None:
+    """A generated client asks for its authenticated client exactly where an operation declares
+    security (openapi-python-client): the others keep the document's default, no token or one."""
     spec = orjson.loads(spec_bytes())
-    assert {} in spec["paths"]["/v1/matches/{match_id}"]["get"]["security"]
-    assert {} in spec["paths"]["/v1/matches/{match_id}/history"]["get"]["security"]
-    assert spec["paths"]["/v1/matches/{match_id}/actions"]["post"]["security"] == [{"seatToken": []}]
+    assert spec["security"] == [{}, {"seatToken": []}]
+    declared = {operation["operationId"]: operation.get("security") for _, _, operation in _operations(spec)}
+    assert {name for name, security in declared.items() if security is not None} == SEAT_ONLY
+    assert all(declared[name] == [{"seatToken": []}] for name in SEAT_ONLY)
 
 
 def test_history_bad_query_is_documented_as_the_400_it_answers(client) -> None:
@@ -82,9 +88,81 @@ def test_history_bad_query_is_documented_as_the_400_it_answers(client) -> None:
 
 
 def test_nullable_outcome_is_the_outcome_or_null() -> None:
+    schemas = orjson.loads(spec_bytes())["components"]["schemas"]
+    assert schemas["TheGameMatch"]["properties"]["outcome"]["anyOf"] == [
+        {"$ref": "#/components/schemas/TheGameOutcome"},
+        {"type": "null"},
+    ]
+    assert schemas["ActionResult"]["properties"]["outcome"]["anyOf"] == [
+        {"$ref": "#/components/schemas/Outcome"},
+        {"type": "null"},
+    ]
+
+
+def _schemas_within(node: object) -> list[dict]:
+    """Every JSON object in ``node``, itself included."""
+    if isinstance(node, list):
+        return [found for item in node for found in _schemas_within(item)]
+    if not isinstance(node, dict):
+        return []
+    return [node, *(found for value in node.values() for found in _schemas_within(value))]
+
+
+def test_no_union_is_widened_by_an_open_object_beside_it() -> None:
+    """``type: object, additionalProperties: {}`` beside an ``anyOf`` made every union accept
+    any object: generated TypeScript types were ``{[key: string]: unknown}``."""
+    for schema in _schemas_within(orjson.loads(spec_bytes())):
+        if "anyOf" in schema or "oneOf" in schema:
+            assert "type" not in schema and "additionalProperties" not in schema, schema
+
+
+def test_a_body_that_names_its_game_is_one_variant_per_game_discriminated_on_it() -> None:
+    from service.games import games
+
+    schemas = orjson.loads(spec_bytes())["components"]["schemas"]
+    assert schemas["GameId"]["enum"] == sorted(games())
+    for name in ("Match", "CreatedMatch", "CreateMatch", "Replay"):
+        union = schemas[name]
+        assert union["discriminator"]["propertyName"] == "game"
+        mapping = union["discriminator"]["mapping"]
+        assert set(mapping) == set(games()) and [{"$ref": target} for target in mapping.values()] == union["oneOf"]
+        for game_id, target in mapping.items():
+            variant = schemas[target.rsplit("/", 1)[1]]
+            assert variant["properties"]["game"] == {"type": "string", "const": game_id}
+            assert "game" in variant["required"] and variant["additionalProperties"] is False
+    the_game = schemas["TheGameMatch"]["properties"]
+    assert the_game["view"]["$ref"].endswith("/TheGameView")
+    assert the_game["options"]["$ref"].endswith("/TheGameOptions")
+    entry = schemas["TheGameReplay"]["properties"]["actions"]["items"]["$ref"].rsplit("/", 1)[1]
+    assert schemas[entry]["properties"]["action"]["anyOf"] == [
+        {"$ref": "#/components/schemas/TheGameAction"},
+        {"type": "null"},
+    ]
+
+
+def test_every_action_and_event_variant_requires_its_type_as_a_constant() -> None:
+    from schemas.game_types import type_prefix
+
+    schemas = orjson.loads(spec_bytes())["components"]["schemas"]
+    unions = [name for name in schemas if name.endswith(("Action", "Event")) and "discriminator" in schemas[name]]
+    assert len(unions) == 10
+    for name in unions:
+        suffix = "Action" if name.endswith("Action") else "Event"
+        for type_name, target in schemas[name]["discriminator"]["mapping"].items():
+            variant = schemas[target.rsplit("/", 1)[1]]
+            assert target.endswith(name.removesuffix(suffix) + type_prefix(type_name) + suffix)
+            assert variant["properties"]["type"] == {"type": "string", "const": type_name}
+            assert "type" in variant["required"]
+
+
+def test_the_event_stream_is_documented_as_text() -> None:
+    """A generated client must not parse a stream as one JSON document (openapi-python-client
+    raised on it): the answer is text, and each event's data is a ``StreamEvent``."""
     spec = orjson.loads(spec_bytes())
-    outcome = spec["components"]["schemas"]["Match"]["properties"]["outcome"]
-    assert outcome["anyOf"] == [{"$ref": "#/components/schemas/Outcome"}, {"type": "null"}]
+    answer = spec["paths"]["/v1/matches/{match_id}/stream"]["get"]["responses"]["200"]["content"]
+    assert list(answer) == ["text/event-stream"]
+    assert answer["text/event-stream"]["schema"]["type"] == "string"
+    assert "StreamEvent" in spec["components"]["schemas"]
 
 
 def test_every_operation_has_examples_that_fit_its_schemas() -> None:
@@ -97,7 +175,7 @@ def test_every_operation_has_examples_that_fit_its_schemas() -> None:
         for content in filter(None, bodies):
             for media in content.values():
                 assert "example" in media, (path, method)
-                if "schema" in media and "$ref" in media["schema"]:
+                if "schema" in media:
                     schema = {**media["schema"], "components": spec["components"]}
                     Draft202012Validator(schema).validate(media["example"])
 
