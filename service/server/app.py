@@ -1,4 +1,4 @@
-"""The app factory: configuration, store, referee, API, limits, logging, docs assets."""
+"""The app factory: configuration, store, referee, API, limits, logging, pages."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ from collections.abc import Callable
 from types import FunctionType
 from typing import Any
 
-import swagger_ui_bundle
-from flask import Flask, Response, send_from_directory
+from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service.api import games, limits, matches, metrics, observability, ops, replays, streams
@@ -30,6 +29,7 @@ from service.store import open_store
 from service.tokens import SeatTokens, StateTokens
 from service.web import blp as web_pages
 from service.web import game_data
+from service.web.docs import blp as docs_page
 
 API_DESCRIPTION = """\
 An HTTP referee for five board and card games. Create a match, then submit actions, each with
@@ -73,8 +73,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         OPENAPI_VERSION="3.1.0",
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",
-        OPENAPI_SWAGGER_UI_PATH="/docs",
-        OPENAPI_SWAGGER_UI_URL="/docs/assets/",
         API_SPEC_OPTIONS={
             "info": {"description": API_DESCRIPTION, "license": {"name": "MIT", "identifier": "MIT"}},
             "servers": [{"url": "/", "description": "The referee serving this document."}],
@@ -117,6 +115,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     for blueprint in (games.blp, matches.blp, streams.blp, replays.blp, ops.blp):
         api.register_blueprint(blueprint)
     app.register_blueprint(web_pages)
+    app.register_blueprint(docs_page)
     app.register_blueprint(game_data.blp)
     limiter = limits.build_limiter(
         settings.rate_limit, settings.secret, settings.redis_url, settings.redis_cluster, settings.store_timeout_seconds
@@ -128,10 +127,5 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         # Behind that many trusted proxies, the client is the address they forward: rate limits
         # per address and the access log then see clients, not the proxy.
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops, x_proto=settings.proxy_hops)  # type: ignore[method-assign]
-
-    @app.route("/docs/assets/<path:filename>")
-    def swagger_assets(filename: str) -> Response:
-        """Swagger UI's files, served from the installed package: /docs works offline."""
-        return send_from_directory(swagger_ui_bundle.swagger_ui_path, filename)
 
     return app
