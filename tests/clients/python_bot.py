@@ -2,7 +2,9 @@
 generated from the OpenAPI document (importable as ``game_referee_client``). It plays one match
 of every game in the catalogue to its end and prints one JSON line per match.
 
-Run by tests/clients/test_generated_clients.py: ``python python_bot.py BASE_URL [MAX_MOVES]``.
+Run by tests/clients/test_generated_clients.py: ``python python_bot.py BASE_URL [MAX_MOVES]``;
+tests/clients/test_python_types.py type-checks it with ``mypy --strict``: the catalogue's
+``GameId`` picks each game's creation body, and public operations take a plain ``Client``.
 """
 
 from __future__ import annotations
@@ -10,16 +12,52 @@ from __future__ import annotations
 import json
 import random
 import sys
+from typing import assert_never
 
 from game_referee_client import AuthenticatedClient, Client
 from game_referee_client.api.games import list_games
 from game_referee_client.api.matches import create_match, get_match, list_legal_actions, submit_action
-from game_referee_client.models import ActionRequest, CreateMatch, Game, Problem
+from game_referee_client.models import (
+    ActionRequest,
+    EsploratoreCreateMatch,
+    Game,
+    GameId,
+    GameList,
+    HalunkenUndSpelunkenCreateMatch,
+    IsolaDeiVulcaniCreateMatch,
+    LegalActions,
+    Problem,
+    TheGameCreateMatch,
+    ViaggioCreateMatch,
+)
+
+CreateMatch = (
+    EsploratoreCreateMatch
+    | HalunkenUndSpelunkenCreateMatch
+    | IsolaDeiVulcaniCreateMatch
+    | TheGameCreateMatch
+    | ViaggioCreateMatch
+)
+
+
+def creation(game: GameId, players: int) -> CreateMatch:
+    """The body creating a match of ``game``: one class per game, whose ``game`` is that one."""
+    if game is GameId.ESPLORATORE:
+        return EsploratoreCreateMatch(game="esploratore", players=players)
+    if game is GameId.HALUNKEN_UND_SPELUNKEN:
+        return HalunkenUndSpelunkenCreateMatch(game="halunken-und-spelunken", players=players)
+    if game is GameId.ISOLA_DEI_VULCANI:
+        return IsolaDeiVulcaniCreateMatch(game="isola-dei-vulcani", players=players)
+    if game is GameId.THE_GAME:
+        return TheGameCreateMatch(game="the-game", players=players)
+    if game is GameId.VIAGGIO_AL_CENTRO_DELLA_TERRA:
+        return ViaggioCreateMatch(game="viaggio-al-centro-della-terra", players=players)
+    assert_never(game)
 
 
 def play(base_url: str, game: Game, max_moves: int, chooser: random.Random) -> dict[str, object]:
     spectator = Client(base_url=base_url, raise_on_unexpected_status=True)
-    created = create_match.sync(client=spectator, body=CreateMatch(game=game.id, players=game.min_players))
+    created = create_match.sync(client=spectator, body=creation(game.id, game.min_players))
     if created is None or isinstance(created, Problem):
         raise SystemExit(f"create {game.id}: {created}")
     seats = {
@@ -35,7 +73,7 @@ def play(base_url: str, game: Game, max_moves: int, chooser: random.Random) -> d
             return {"game": game.id, "moves": moves, "winners": match.outcome.winners, "scores": match.outcome.scores}
         seat = seats[chooser.choice(match.to_act)]
         legal = list_legal_actions.sync(client=seat, match_id=created.match_id)
-        if legal is None or isinstance(legal, Problem):
+        if not isinstance(legal, LegalActions):
             raise SystemExit(f"legal actions {game.id}: {legal}")
         request = ActionRequest(state_token=legal.state_token, action=chooser.choice(legal.actions))
         result = submit_action.sync(client=seat, match_id=created.match_id, body=request)
@@ -46,7 +84,7 @@ def play(base_url: str, game: Game, max_moves: int, chooser: random.Random) -> d
 
 def main(base_url: str, max_moves: int = 20_000) -> None:
     catalogue = list_games.sync(client=Client(base_url=base_url, raise_on_unexpected_status=True))
-    assert catalogue is not None and not isinstance(catalogue, Problem)
+    assert isinstance(catalogue, GameList)
     chooser = random.Random(12)
     for game in catalogue.games:
         print(json.dumps(play(base_url, game, max_moves, chooser)), flush=True)
