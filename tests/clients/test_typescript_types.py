@@ -12,6 +12,7 @@ openapi-fetch) promises a client author:
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -42,3 +43,13 @@ def test_the_readme_typescript_snippet_compiles(node_tools: Path, typescript_cli
     (typescript_client / "readme.ts").write_text(readme_snippet("ts"))
     checked = tsc(node_tools, typescript_client, "readme.ts", module="esnext")
     assert checked.returncode == 0, checked.stdout[-4000:]
+
+
+def test_the_generators_and_typescript_are_the_pinned_versions(node_tools: Path) -> None:
+    """The types CI checks are those of these versions: openapi-typescript 7 crashes with the
+    TypeScript 7 that an unpinned install takes."""
+    pinned = json.loads((HERE / "package.json").read_text())["devDependencies"]
+    for package in ("typescript", "openapi-typescript", "openapi-fetch"):
+        installed = json.loads((HERE / "node_modules" / package / "package.json").read_text())["version"]
+        assert installed == pinned[package], package
+    assert pinned["typescript"].startswith("5.")
