@@ -29,8 +29,15 @@ from marshmallow import Schema, fields
 from service.engine.game import Game
 from service.engine.shapes import shapes
 
-KINDS = ("Action", "Event", "View", "OutcomeDetail", "Options")
-"""What a :class:`PerGame` field may hold: one of each game's ``<Game><kind>`` types."""
+KINDS = {
+    "Action": "An action",
+    "Event": "An event",
+    "View": "A view",
+    "OutcomeDetail": "The detail of an outcome",
+    "Options": "Options",
+}
+"""What a :class:`PerGame` field may hold (one of the games' ``<Game><kind>`` types), and how
+the document words one of it."""
 
 GAME_ID = "GameId"
 """The component naming every game's id."""
@@ -116,11 +123,12 @@ class GameTypes:
         variants: dict[str, list[str]] = {"Action": [], "Event": []}
         prefixes, titles = {}, {}
         for game in games:
-            prefixes[game.id], titles[game.id] = game_prefix(game), game.title
+            prefix = prefixes[game.id] = game_prefix(game)
+            titles[game.id] = game.title
             own = game_components(game)
             components |= own
             for kind in variants:
-                union = own[game_prefix(game) + kind]
+                union = own[prefix + kind]
                 variants[kind] += [item["$ref"].rsplit("/", 1)[1] for item in union["oneOf"]]
         components |= _common_components(list(prefixes))
         return cls(
@@ -155,19 +163,10 @@ class GameTypes:
         if kind == "OutcomeDetail":
             names.append(ENDED_EARLY_DETAIL)
         description = (
-            f"{ANY_GAME_DOC[kind]} of any game: a body that does not name its game lists every game's "
+            f"{KINDS[kind]} of any game: a body that does not name its game lists every game's "
             "types. The match's `game` says which game's it is."
         )
         return "AnyGame" + kind, {"description": description, "anyOf": [ref(name) for name in names]}
-
-
-ANY_GAME_DOC = {
-    "Action": "An action",
-    "Event": "An event",
-    "View": "A view",
-    "OutcomeDetail": "The detail of an outcome",
-    "Options": "Options",
-}
 
 
 def most_specific_first(names: list[str], components: dict[str, dict[str, Any]]) -> list[str]:
