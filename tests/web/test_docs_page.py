@@ -13,8 +13,6 @@ import pytest
 from service.web.docs import DOCS_HEADERS, swagger_ui_version
 from tests.support.servers import Server
 
-pytestmark = pytest.mark.browser
-
 VIOLATIONS = """
 window.__violations = [];
 document.addEventListener("securitypolicyviolation", (event) => {
@@ -64,6 +62,7 @@ def open_docs(browser: Any, web_server: Server) -> tuple[Any, list[str], list[st
     return page, requested, errors
 
 
+@pytest.mark.browser
 def test_every_operation_is_listed_and_nothing_is_fetched_from_elsewhere(browser: Any, web_server: Server) -> None:
     page, requested, errors = open_docs(browser, web_server)
     try:
@@ -82,6 +81,7 @@ def test_every_operation_is_listed_and_nothing_is_fetched_from_elsewhere(browser
         page.context.close()
 
 
+@pytest.mark.browser
 def test_try_it_out_creates_a_match(browser: Any, web_server: Server) -> None:
     page, _, errors = open_docs(browser, web_server)
     try:
