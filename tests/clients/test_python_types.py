@@ -77,7 +77,10 @@ def test_mypy_accepts_the_bot_and_the_readme_and_rejects_each_misspelling(python
 
 
 def test_the_readme_python_snippet_runs(python_client: Path, base_url: str) -> None:
-    snippet = readme_snippet("python").replace('"http://127.0.0.1:8000"', repr(base_url))
+    snippet, served = re.subn(
+        r"[\"']http://(127\.0\.0\.1|localhost):\d+[\"']", repr(base_url), readme_snippet("python")
+    )
+    assert served == 1, "the snippet names the server's address once"
     output = succeed([sys.executable, "-c", snippet], python_client, env=clean_env(PYTHONPATH=str(python_client)))
     piles, on_fire = output.rsplit("]", 1)
     assert piles.startswith("[") and on_fire.strip() == "False", output
