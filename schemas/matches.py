@@ -4,6 +4,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from schemas.enums import entry_kind, match_status
 from schemas.game_types import GameId, PerGame
 from service.bots.registry import BOT_NAMES
 from service.clock import DEFAULT_MAX_CONSECUTIVE_TIMEOUTS, ON_TIMEOUT
@@ -14,10 +15,6 @@ _OUTCOME = (
     "index. A match ended by a timeout or a resignation has `detail.end_reason` `timeout` or `resigned` and "
     "`detail.seat`; that seat is ranked last and every score is 0."
 )
-_STATUS = {
-    "enum": ["active", "finished", "aborted"],
-    "description": "`aborted`: called off before anyone moved (no outcome; the seed is revealed).",
-}
 _SECONDS = validate.Range(min=0.1, max=30 * 86400)
 _INCREMENT = validate.Range(min=0, max=86400)
 
@@ -150,13 +147,6 @@ class CreateMatchSchema(Schema):
     )
 
 
-_KIND = {
-    "enum": ["move", "house", "auto", "timeout", "resign", "abort"],
-    "description": "Who made this entry: `move` the seat itself, `house` a house seat's bot, `auto` the referee for "
-    "a seat whose time ran out, `timeout` a forfeit on time, `resign`, `abort`.",
-}
-
-
 class SeatTokenSchema(Schema):
     seat = fields.Integer(required=True)
     token = fields.String(required=True, metadata={"description": "Bearer secret of this seat; shown only once."})
@@ -176,7 +166,7 @@ class MatchSchema(Schema):
     game = GameId(required=True)
     players = fields.Integer(required=True)
     options = PerGame("Options", "Every option, defaults filled in.", required=True)
-    status = fields.String(required=True, metadata=_STATUS)
+    status = match_status(required=True)
     version = fields.Integer(required=True)
     state_token = fields.String(required=True, metadata={"description": "Send it back with your next action."})
     to_act = fields.List(fields.Integer(), required=True, metadata={"description": "Seats that owe a decision now."})
@@ -225,7 +215,7 @@ class ActionResultSchema(Schema):
     state_token = fields.String(required=True)
     version = fields.Integer(required=True)
     seat = fields.Integer(required=True)
-    kind = fields.String(required=True, metadata=_KIND)
+    kind = entry_kind(required=True)
     events = fields.List(
         PerGame("Event", "An event of the match's game."),
         required=True,
@@ -241,7 +231,7 @@ class ActionResultSchema(Schema):
         },
     )
     to_act = fields.List(fields.Integer(), required=True)
-    status = fields.String(required=True, metadata=_STATUS)
+    status = match_status(required=True)
     outcome = fields.Nested(OutcomeSchema, allow_none=True, required=True, metadata={"description": _OUTCOME})
     clock = _clock_field()
     house = _house_field()
@@ -286,7 +276,7 @@ class HistoryEntrySchema(Schema):
     seat = fields.Integer(
         required=True, metadata={"description": "The seat it was for (or that resigned, timed out, aborted)."}
     )
-    kind = fields.String(required=True, metadata=_KIND)
+    kind = entry_kind(required=True)
     action = fields.Dict(
         required=True,
         allow_none=True,
@@ -313,11 +303,6 @@ class HistorySchema(Schema):
     next_cursor = fields.Integer(allow_none=True, required=True)
 
 
-STATUSES = ["active", "finished", "aborted"]
-"""A match is active until it ends: finished by its rules (or a forfeit, a resignation), or
-aborted before anyone moved."""
-
-
 class ListCursor(fields.String):
     """The listing's opaque cursor, read into the position it names."""
 
@@ -332,7 +317,7 @@ class ListCursor(fields.String):
 
 class ListMatchesQuerySchema(Schema):
     game = GameId(metadata={"description": "Only matches of this game (its id)."})
-    status = fields.String(validate=validate.OneOf(STATUSES), metadata={"description": "Only matches in this status."})
+    status = match_status(metadata={"description": "Only matches in this status."})
     limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
     cursor = ListCursor(metadata={"description": "The `next_cursor` of the previous page."})
 
@@ -343,7 +328,7 @@ class MatchSummarySchema(Schema):
     match_id = fields.String(required=True)
     game = GameId(required=True)
     players = fields.Integer(required=True)
-    status = fields.String(required=True, metadata={"enum": STATUSES})
+    status = match_status(required=True)
     version = fields.Integer(required=True)
     to_act = fields.List(fields.Integer(), required=True, metadata={"description": "Seats that owe a decision now."})
     created_at = fields.String(required=True)

@@ -2,6 +2,7 @@
 
 from marshmallow import Schema, fields
 
+from schemas.enums import entry_kind
 from schemas.game_types import GameId, PerGame
 from schemas.matches import OutcomeSchema
 
@@ -24,12 +25,7 @@ class ReplayEntrySchema(Schema):
 
     version = fields.Integer(required=True, metadata={"description": "The version this action produced (1, 2, …)."})
     seat = fields.Integer(required=True)
-    kind = fields.String(
-        metadata={
-            "enum": ["move", "house", "auto", "timeout", "resign", "abort"],
-            "description": "Who made it (format 2; absent means `move`): see docs/replay.md.",
-        },
-    )
+    kind = entry_kind(metadata={"description": "Format 2; absent means `move`: see docs/replay.md."})
     action = PerGame(
         "Action",
         "The action exactly as submitted; null for `timeout`, `resign`, `abort`.",

@@ -2,8 +2,9 @@
 
 from marshmallow import Schema, fields
 
+from schemas.enums import entry_kind, match_status
 from schemas.game_types import PerGame
-from schemas.matches import STATUSES, OutcomeSchema
+from schemas.matches import OutcomeSchema
 
 
 class StreamEventSchema(Schema):
@@ -14,7 +15,7 @@ class StreamEventSchema(Schema):
     version = fields.Integer(
         required=True, metadata={"description": "The version this event shows (also the SSE `id`)."}
     )
-    status = fields.String(required=True, metadata={"enum": STATUSES})
+    status = match_status(required=True)
     to_act = fields.List(
         fields.Integer(), required=True, metadata={"description": "Seats that owe a decision at this version."}
     )
@@ -30,10 +31,10 @@ class StreamEventSchema(Schema):
             "(the same redaction as the history); empty for version 0."
         },
     )
-    kind = fields.String(
+    kind = entry_kind(
         allow_none=True,
         required=True,
-        metadata={"description": "Who made the move that produced this version (`move`: a seat); null for version 0."},
+        metadata={"description": "Who made the entry that produced this version; null for version 0."},
     )
     outcome = fields.Nested(
         OutcomeSchema, allow_none=True, required=True, metadata={"description": "Null while the match runs."}

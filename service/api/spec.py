@@ -4,8 +4,8 @@ Two apispec plugins, so the conventions are written once:
 
 - :class:`GameTypesPlugin` (in place of flask-smorest's marshmallow plugin) writes every game's
   types (schemas/game_types.py), each body that names its game as one variant per game
-  (``TheGameMatch``, ``ViaggioMatch``, … discriminated on ``game``), and every other per-game
-  field as any game's type;
+  (``TheGameMatch``, ``ViaggioMatch``, … discriminated on ``game``), every other per-game
+  field as any game's type, and the named enums (schemas/enums.py) as components;
 - :class:`ConventionsPlugin` adds the headers every answer carries (``X-Request-ID``), the 429
   every rate-limited operation may answer and the reusable header components the endpoints
   name (``ETag``, ``Retry-After``, ``Idempotent-Replayed``, …).
@@ -23,6 +23,7 @@ from apispec.ext.marshmallow import MarshmallowPlugin, OpenAPIConverter
 from apispec.ext.marshmallow.common import make_schema_key, resolve_schema_instance
 from marshmallow import Schema, fields
 
+from schemas.enums import NamedEnum
 from schemas.game_types import GAME_ID, GameId, GameTypes, PerGame, depends_on_game, names_its_game, ref
 from schemas.streams import StreamEventSchema
 from service.games import games
@@ -145,9 +146,10 @@ def header_ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/headers/{name}"}
 
 
-class GameTypesConverter(OpenAPIConverter):
-    """apispec's converter, writing :class:`PerGame` and :class:`GameId` fields as the games'
-    types: for one game while :meth:`writing` its variant of a body, else for any game."""
+class DocumentConverter(OpenAPIConverter):
+    """apispec's converter, writing this project's own kinds of field: :class:`PerGame` and
+    :class:`GameId` as the games' types (for one game while :meth:`writing` its variant of a
+    body, else for any game), and a :class:`NamedEnum` as a reference to its component."""
 
     types: GameTypes | None = None
     """Every game's types; ``None`` when the games cannot be loaded (their fields are then
@@ -164,6 +166,8 @@ class GameTypesConverter(OpenAPIConverter):
             self.game = previous
 
     def field2property(self, field: fields.Field) -> dict[str, Any]:
+        if isinstance(field, NamedEnum):
+            return self._named_enum(field)
         if self.types is None or not isinstance(field, (PerGame, GameId)):
             return super().field2property(field)
         if isinstance(field, GameId):
@@ -181,6 +185,18 @@ class GameTypesConverter(OpenAPIConverter):
         documented = {key: field.metadata[key] for key in shown if key in field.metadata}
         return {**typed, **documented}
 
+    def _named_enum(self, field: NamedEnum) -> dict[str, Any]:
+        """A reference to the enum's component (written once), or that or null."""
+        if field.component not in self.spec.components.schemas:
+            enum = {"type": "string", "enum": field.values, "description": field.meaning}
+            self.spec.components.schema(field.component, enum)
+        typed: dict[str, Any] = ref(field.component)
+        if field.allow_none:
+            typed = {"anyOf": [typed, {"type": "null"}]}
+        if "description" in field.metadata:
+            typed["description"] = field.metadata["description"]
+        return typed
+
     def resolve_nested_schema(self, schema: Any) -> dict[str, Any]:
         """A nested schema holding per-game fields is, in a game's variant, that game's own
         component (``TheGameOutcome``, ``TheGameReplayEntry``)."""
@@ -194,10 +210,10 @@ class GameTypesConverter(OpenAPIConverter):
 
 
 class GameTypesPlugin(MarshmallowPlugin):
-    """flask-smorest's marshmallow plugin with every game's types (:class:`GameTypesConverter`)."""
+    """flask-smorest's marshmallow plugin with every game's types (:class:`DocumentConverter`)."""
 
-    Converter = GameTypesConverter
-    converter: GameTypesConverter
+    Converter = DocumentConverter
+    converter: DocumentConverter
 
     def init_spec(self, spec: APISpec) -> None:
         super().init_spec(spec)

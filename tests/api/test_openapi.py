@@ -155,6 +155,21 @@ def test_every_action_and_event_variant_requires_its_type_as_a_constant() -> Non
             assert "type" in variant["required"]
 
 
+def test_a_match_s_status_and_an_entry_s_kind_are_one_enum_each() -> None:
+    """Every body refers to the one ``MatchStatus`` and ``EntryKind``: a generated client compares
+    any match's status with one enum, not one per body and per game."""
+    from schemas.enums import KINDS, STATUSES
+
+    spec = orjson.loads(spec_bytes())
+    for values, name in ((STATUSES, "MatchStatus"), (KINDS, "EntryKind")):
+        assert [schema for schema in _schemas_within(spec) if schema.get("enum") == values] == [
+            spec["components"]["schemas"][name]
+        ]
+    assert spec["components"]["schemas"]["TheGameMatch"]["properties"]["status"] == {
+        "$ref": "#/components/schemas/MatchStatus"
+    }
+
+
 def test_the_event_stream_is_documented_as_text() -> None:
     """A generated client must not parse a stream as one JSON document (openapi-python-client
     raised on it): the answer is text, and each event's data is a ``StreamEvent``."""
