@@ -1,5 +1,5 @@
 // The signature, key id, seed commitment and version sequence of a replay, checked in
-// JavaScript from docs/replay.md alone (Node 18+, no dependencies). Re-adjudicating the moves
+// JavaScript from docs/replay.md alone (Node 20+, no dependencies). Re-adjudicating the moves
 // needs the games' rules: `referee verify` does the whole check.
 //
 // Usage: node check-replay-signature.mjs REPLAY.json KEYS.json   (KEYS: the JWK Set of /v1/keys)
@@ -22,8 +22,42 @@ const fail = (code, detail) => {
   process.exit(1);
 };
 
+// Reading the bytes (docs/replay.md): JSON.parse keeps the last of two members with one name
+// and accepts lone surrogates and any number, so the bytes are first checked token by token
+// for what readers could parse differently. JSON.parse has checked the syntax by then.
+const strictParse = (bytes) => {
+  let text;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    fail("ambiguous_json", "the document is not UTF-8");
+  }
+  if (text.startsWith("\uFEFF")) fail("ambiguous_json", "the document starts with a byte order mark");
+  const value = JSON.parse(text);
+  const open = []; // per open object the names seen so far, per open array null
+  let expectName = false;
+  for (const [token] of text.matchAll(/"(?:[^"\\]|\\.)*"|[{}[\],:]|[^\s{}[\],:"]+/g)) {
+    if (token === "{" || token === "[") {
+      open.push(token === "{" ? new Set() : null);
+      expectName = token === "{";
+    } else if (token === "}" || token === "]") open.pop();
+    else if (token === "," || token === ":") expectName = token === "," && open.at(-1) instanceof Set;
+    else if (token.startsWith('"')) {
+      const string = JSON.parse(token);
+      if (!string.isWellFormed()) fail("ambiguous_json", `string ${token} holds a lone surrogate`);
+      if (!expectName) continue;
+      if (open.at(-1).has(string)) fail("ambiguous_json", `member ${token} appears twice in one object`);
+      if (/[\u{10000}-\u{10FFFF}]/u.test(string)) fail("ambiguous_json", `object key ${token} is beyond U+FFFF`);
+      open.at(-1).add(string);
+    } else if (/^[-\d]/.test(token) && !(/^-?(0|[1-9]\d*)$/.test(token) && Number.isSafeInteger(Number(token)))) {
+      fail("ambiguous_json", `number ${token} is not an integer within ±(2**53 - 1)`);
+    }
+  }
+  return value;
+};
+
 const [replayPath, keysPath] = process.argv.slice(2);
-const replay = JSON.parse(readFileSync(replayPath, "utf8"));
+const replay = strictParse(readFileSync(replayPath));
 const { keys } = JSON.parse(readFileSync(keysPath, "utf8"));
 const { signature, ...unsigned } = replay;
 

@@ -11,9 +11,13 @@ keys sorted, no whitespace, UTF-8, strings escaped as RFC 8785 does, no floats (
 use none; :func:`canonical_json` refuses them rather than guess a number format), and no
 integer beyond ±(2**53 - 1).
 
-:func:`verify` checks, in order: the shape, the signature, the seed commitment, then replays
-every action through the engine from the seed and compares each version, event list and the
-outcome, stopping at the first difference with a :class:`ReplayRejected` naming it.
+A replay's bytes are read with :func:`load`, which refuses JSON that readers could parse into
+different values (a duplicate member, a lone surrogate, a float: :mod:`.strict_json`), so what
+the signature covers is what every reader sees. :func:`verify` then checks, in order: that the
+value is one canonical JSON can hold, the shape, the signature, the seed commitment, then
+replays every action through the engine from the seed and compares each version, event list
+and the outcome *as JSON* (``true`` is not ``1``), and each entry's kind against what the
+header allows, stopping at the first difference with a :class:`ReplayRejected` naming it.
 
 No Flask and no Redis here: the API serves :func:`build_document` through a
 :class:`ReplaySigner`, the ``referee verify`` command calls :func:`verify`.
@@ -39,7 +43,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from service.clock import TimeControl
+from service.clock import ON_TIMEOUT, TimeControl
 from service.engine import EngineError, Game, Rng
 from service.engine.seeds import seeds_dir
 from service.games import get_game
@@ -52,6 +56,7 @@ from service.match import (
     ended_outcome,
     seed_commitment,
 )
+from service.replay import strict_json
 
 FORMAT = "game-referee/replay"
 FORMAT_VERSION = 2
@@ -66,7 +71,6 @@ SIGNATURE_ALGORITHM = "Ed25519"
 ENTRY_FIELDS = ("version", "seat", "kind", "action", "events", "at", "clock_ms")
 
 _KEY_DERIVATION_INFO = b"game-referee replay signing key v1"
-_SAFE_INTEGER = 2**53 - 1
 
 
 # -- canonical JSON ----------------------------------------------------------------------------
@@ -80,24 +84,38 @@ def canonical_json(value: Any) -> bytes:
     ``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``.
 
     :raises TypeError: when ``value`` holds a float, whose text form languages disagree on,
-        or an integer beyond ±(2**53 - 1), which JSON parsers that read doubles would change.
+        an integer beyond ±(2**53 - 1), which JSON parsers that read doubles would change, an
+        object key beyond U+FFFF, which RFC 8785 sorts by UTF-16 and this function would not,
+        a lone surrogate, or anything that is not JSON.
     """
-    _check_numbers(value)
+    _check_values(value)
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
 
 
-def _check_numbers(value: Any) -> None:
+def _check_values(value: Any) -> None:
     stack = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, float):
             raise TypeError("a replay must not contain floats: their canonical form is ambiguous")
-        if isinstance(item, int) and not -_SAFE_INTEGER <= item <= _SAFE_INTEGER:
+        if isinstance(item, int) and not -strict_json.SAFE_INTEGER <= item <= strict_json.SAFE_INTEGER:
             raise TypeError(f"a replay's integers stay within ±(2**53 - 1), not {item}")
         if isinstance(item, dict):
+            for key in item:
+                if isinstance(key, str) and not key.isascii() and any(ord(c) > 0xFFFF for c in key):
+                    raise TypeError(f"object key {key!r} holds a character beyond U+FFFF")
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)
+
+
+def same_json(left: Any, right: Any) -> bool:
+    """Whether two values are the same JSON: unlike ``==``, ``true`` is not ``1``, nor ``0.0``
+    (which a replay cannot hold) ``0``.
+
+    :raises TypeError: as :func:`canonical_json`.
+    """
+    return canonical_json(left) == canonical_json(right)
 
 
 def _b64(data: bytes) -> str:
@@ -272,10 +290,10 @@ def build_document(
 class ReplayRejected(Exception):
     """The replay does not verify; ``code`` says which check failed first.
 
-    Codes: ``malformed``, ``unsigned``, ``unknown_key``, ``bad_signature``,
+    Codes: ``ambiguous_json``, ``malformed``, ``unsigned``, ``unknown_key``, ``bad_signature``,
     ``seed_commitment``, ``unknown_game``, ``options``, ``version_sequence``,
-    ``illegal_action``, ``auto_differs``, ``events_differ``, ``after_end``, ``not_finished``,
-    ``outcome_differs``.
+    ``kind_not_allowed``, ``illegal_action``, ``auto_differs``, ``events_differ``,
+    ``after_end``, ``not_finished``, ``outcome_differs``.
     ``version`` is the state version at which the difference shows, when there is one.
     """
 
@@ -320,11 +338,29 @@ _REQUIRED: dict[str, type | tuple[type, ...]] = {
 _ENTRY_REQUIRED: dict[str, type] = {"version": int, "seat": int, "events": list}
 
 
+def load(raw: bytes) -> Any:
+    """A replay document from its bytes, refusing JSON that readers could parse differently
+    (:mod:`service.replay.strict_json`): read replays with this, never a lenient parser,
+    since a dict can no longer show that its bytes held two ``"outcome"`` members.
+
+    :raises ReplayRejected: ``ambiguous_json``.
+    :raises ValueError: when ``raw`` is not JSON at all.
+    """
+    try:
+        return strict_json.loads(raw)
+    except strict_json.AmbiguousJson as exc:
+        raise ReplayRejected("ambiguous_json", str(exc)) from None
+
+
 def verify(document: Any, keys: TrustedKeys | None) -> Verified:
     """Check a replay document end to end; ``keys=None`` skips the signature (and says so).
 
     :raises ReplayRejected: naming the first check that fails.
     """
+    try:
+        canonical_json(document)
+    except TypeError as exc:
+        raise ReplayRejected("ambiguous_json", str(exc)) from None
     _check_shape(document)
     warnings: list[str] = []
     signer = None
@@ -346,6 +382,10 @@ def verify(document: Any, keys: TrustedKeys | None) -> Verified:
     )
 
 
+def _is_int(value: Any, minimum: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= minimum
+
+
 def _check_shape(document: Any) -> None:
     if not isinstance(document, dict):
         raise ReplayRejected("malformed", "a replay is a JSON object")
@@ -361,6 +401,9 @@ def _check_shape(document: Any) -> None:
         )
     if len(document["seed"]) != 64 or any(c not in "0123456789abcdef" for c in document["seed"]):
         raise ReplayRejected("malformed", "the seed is not 64 lowercase hex digits")
+    if document["format_version"] >= 2:
+        _check_time_control(document.get("time_control", ...))
+        _check_house(document.get("house"), document["players"])
     for index, entry in enumerate(document["actions"]):
         if not isinstance(entry, dict) or any(
             not isinstance(entry.get(name), kind) or isinstance(entry.get(name), bool) and kind is int
@@ -372,6 +415,37 @@ def _check_shape(document: Any) -> None:
         kind = entry.get("kind", "move")
         if kind not in KINDS or (entry.get("action") is None) != (kind in ENDING_KINDS):
             raise ReplayRejected("malformed", f"actions[{index}] has kind {kind!r} with action {entry.get('action')!r}")
+        if entry.get("action") is not None and not isinstance(entry["action"], dict):
+            raise ReplayRejected("malformed", f"actions[{index}].action is not an object")
+
+
+def _check_time_control(time_control: Any) -> None:
+    """``null``, or the members :meth:`TimeControl.in_ms` writes, each of its type."""
+    if time_control is None:
+        return
+    if not isinstance(time_control, dict):
+        raise ReplayRejected("malformed", "member 'time_control' is missing, or neither null nor an object")
+    control = {"per_decision_ms"} if "per_decision_ms" in time_control else {"initial_ms", "increment_ms"}
+    if (
+        set(time_control) != control | {"on_timeout", "max_consecutive_timeouts"}
+        or not all(_is_int(time_control[name], 0) for name in control)
+        or time_control["on_timeout"] not in ON_TIMEOUT
+        or not _is_int(time_control["max_consecutive_timeouts"], 1)
+    ):
+        raise ReplayRejected("malformed", f"time_control {time_control!r} is not a time control")
+
+
+def _check_house(house: Any, players: int) -> None:
+    """A list of ``{seat, bot}``, each seat of the match at most once."""
+    seats: list[Any] = [h.get("seat") for h in house if isinstance(h, dict)] if isinstance(house, list) else []
+    if (
+        not isinstance(house, list)
+        or len(seats) != len(house)
+        or not all(_is_int(seat, 0) and seat < players for seat in seats)
+        or len(set(seats)) != len(seats)
+        or not all(isinstance(h.get("bot"), str) for h in house)
+    ):
+        raise ReplayRejected("malformed", f"house {house!r} is not a list of distinct seats of the match with a bot")
 
 
 def _check_signature(document: dict[str, Any], keys: TrustedKeys) -> str:
@@ -397,6 +471,59 @@ def _check_signature(document: dict[str, Any], keys: TrustedKeys) -> str:
     return str(signature["key_id"])
 
 
+class _Kinds:
+    """Which entry kinds the header allows, entry by entry.
+
+    An untimed match has no ``auto`` or ``timeout`` entry; under the ``forfeit`` policy a
+    timeout is a ``timeout``, under ``auto`` it is an ``auto`` move until the seat's
+    ``max_consecutive_timeouts``-th in a row, which is a ``timeout`` (its own moves end a
+    streak: docs/clocks.md). Only a house seat has ``house`` entries, and a house seat has no
+    token, so it makes no move of its own, resigns or aborts. A format 1 document has moves
+    only. An ``abort`` never verifies: an aborted match has no outcome, hence no replay.
+    """
+
+    def __init__(self, document: dict[str, Any]) -> None:
+        modern = document["format_version"] >= 2
+        self.time_control: dict[str, Any] | None = document.get("time_control") if modern else None
+        self.house = {h["seat"] for h in document.get("house") or ()} if modern else set()
+        self.modern = modern
+        self.streaks = [0] * document["players"]
+
+    def check(self, seat: int, kind: str, version: int) -> None:
+        """Refuse an entry of ``kind`` by ``seat`` here, or count it in the seat's streak."""
+        known = 0 <= seat < len(self.streaks)  # else the engine's own check names the seat
+        streak = self.streaks[seat] + 1 if known and kind in ("auto", "timeout") else 0
+        refusal = self._refusal(seat, kind, streak if known else None)
+        if refusal:
+            raise ReplayRejected("kind_not_allowed", refusal, version)
+        if known:
+            self.streaks[seat] = streak
+
+    def _refusal(self, seat: int, kind: str, streak: int | None) -> str | None:
+        if not self.modern and kind != "move":
+            return f"a format 1 replay has moves only, not a {kind} entry"
+        if kind == "abort":
+            return "an aborted match has no outcome and so no replay"
+        if kind == "house" and seat not in self.house:
+            return f"seat {seat} is not a house seat ({sorted(self.house)}): it has no house entries"
+        if kind in ("move", "resign") and seat in self.house:
+            return f"seat {seat} is a house seat: nobody holds its token to {kind}"
+        if kind not in ("auto", "timeout"):
+            return None
+        control = self.time_control
+        if control is None:
+            return f"the match is untimed: it has no {kind} entries"
+        if streak is None:
+            return None
+        policy = f"under on_timeout {control['on_timeout']!r} (max {control['max_consecutive_timeouts']})"
+        forfeit = control["on_timeout"] == "forfeit" or streak >= control["max_consecutive_timeouts"]
+        if kind == "auto" and forfeit:
+            return f"{policy} seat {seat}'s timeout number {streak} in a row is a forfeit, not an auto move"
+        if kind == "timeout" and not forfeit:
+            return f"{policy} seat {seat}'s timeout number {streak} in a row is an auto move, not a forfeit"
+        return None
+
+
 def _replay(game: Game, document: dict[str, Any]) -> None:
     """Re-adjudicate every action from the seed, as the referee did (docs/replay.md)."""
     players, options, seed = document["players"], document["options"], document["seed"]
@@ -404,8 +531,9 @@ def _replay(game: Game, document: dict[str, Any]) -> None:
         resolved = game.resolve_options(players, options)
     except EngineError as exc:
         raise ReplayRejected("options", exc.message) from None
-    if resolved != options:
+    if not same_json(resolved, options):
         raise ReplayRejected("options", f"the options are not fully resolved: expected {resolved}")
+    kinds = _Kinds(document)
     rng = Rng(seed)
     state = game.setup(players, resolved, rng)
     position = rng.position()
@@ -420,6 +548,7 @@ def _replay(game: Game, document: dict[str, Any]) -> None:
         kind = entry.get("kind", "move")
         if ended is not None:
             raise ReplayRejected("after_end", f"an entry of kind {kind} follows the end of the match", expected_version)
+        kinds.check(entry["seat"], kind, expected_version)
         if kind in ENDING_KINDS:
             ended = _check_ending(game, state, players, entry, kind, expected_version)
             continue
@@ -441,7 +570,7 @@ def _replay(game: Game, document: dict[str, Any]) -> None:
                 expected_version,
             ) from None
         position = rng.position()
-        if events != entry["events"]:
+        if not same_json(events, entry["events"]):
             raise ReplayRejected("events_differ", _first_event_difference(events, entry["events"]), expected_version)
     if document["version"] != len(document["actions"]):
         raise ReplayRejected(
@@ -451,7 +580,7 @@ def _replay(game: Game, document: dict[str, Any]) -> None:
     outcome = game.outcome(state) if ended is None else ended_outcome(game, players, ended)
     if outcome is None:
         raise ReplayRejected("not_finished", f"after every action seats {game.to_act(state)} still owe a decision")
-    if outcome != document["outcome"]:
+    if not same_json(outcome, document["outcome"]):
         raise ReplayRejected("outcome_differs", f"replaying gives {orjson.dumps(outcome).decode()}")
 
 
@@ -461,7 +590,7 @@ def _check_auto(game: Game, state: Any, entry: dict[str, Any], rng: Rng, version
     if entry["seat"] not in game.to_act(state):
         raise ReplayRejected("auto_differs", f"seat {entry['seat']} owed no decision to time out on", version)
     drawn = auto_action(game, state, entry["seat"], rng)
-    if drawn != entry["action"]:
+    if not same_json(drawn, entry["action"]):
         raise ReplayRejected(
             "auto_differs",
             f"the random legal action for seat {entry['seat']} is {drawn}, not {entry['action']}",
@@ -472,26 +601,21 @@ def _check_auto(game: Game, state: Any, entry: dict[str, Any], rng: Rng, version
 def _check_ending(
     game: Game, state: Any, players: int, entry: dict[str, Any], kind: str, version: int
 ) -> dict[str, Any]:
-    """A ``timeout``, ``resign`` or ``abort`` entry ends the match without changing its state:
-    its seat is a seat of the match (one that owed a decision, for a timeout), and only the
-    first entry may be an abort. Returns how the match ended."""
+    """A ``timeout`` or ``resign`` entry ends the match without changing its state: its seat
+    is a seat of the match (one that owed a decision, for a timeout). Returns how the match
+    ended. (An ``abort`` never gets here: :class:`_Kinds` refuses it.)"""
     seat = entry["seat"]
-    if (
-        not 0 <= seat < players
-        or kind == "timeout"
-        and seat not in game.to_act(state)
-        or kind == "abort"
-        and version != 1
-    ):
+    if not 0 <= seat < players or kind == "timeout" and seat not in game.to_act(state):
         raise ReplayRejected("illegal_action", f"seat {seat} cannot {kind} here", version)
     expected = [{"type": ENDING_EVENTS[kind], "seat": seat}]
-    if entry["events"] != expected:
+    if not same_json(entry["events"], expected):
         raise ReplayRejected("events_differ", _first_event_difference(expected, entry["events"]), version)
     return {"reason": ENDING_KINDS[kind], "seat": seat}
 
 
 def _first_event_difference(replayed: list[Any], recorded: list[Any]) -> str:
     for index, (mine, theirs) in enumerate(zip(replayed, recorded, strict=False)):
-        if mine != theirs:
-            return f"event {index}: replaying gives {orjson.dumps(mine).decode()}, the replay says {orjson.dumps(theirs).decode()}"
+        if not same_json(mine, theirs):
+            mine_text, theirs_text = orjson.dumps(mine).decode(), orjson.dumps(theirs).decode()
+            return f"event {index}: replaying gives {mine_text}, the replay says {theirs_text}"
     return f"replaying gives {len(replayed)} events, the replay lists {len(recorded)}"

@@ -6,6 +6,10 @@ server's ``/v1/keys``. The latter only shows that the server answering now vouch
 replay — no more than trusting that server over HTTPS; a key pinned with ``--key`` lets anyone
 check a replay file wherever it came from (docs/replay.md, "What a verification proves").
 
+The replay's bytes are read strictly (:func:`service.replay.document.load`): JSON that
+readers could parse differently, such as a duplicated member, is rejected before anything
+else.
+
 Exit status: 0 verified, 1 the replay does not verify (the first difference is printed),
 2 the replay or a key could not be read.
 """
@@ -19,9 +23,7 @@ import urllib.request
 from pathlib import Path
 from typing import TextIO
 
-import orjson
-
-from service.replay.document import ReplayRejected, TrustedKeys, verify
+from service.replay.document import ReplayRejected, TrustedKeys, load, verify
 
 _REPLAY_SUFFIX = "/replay"
 _TIMEOUT_SECONDS = 30
@@ -81,8 +83,11 @@ def run(source: str, key_args: list[str], skip_signature: bool, out: TextIO | No
     try:
         raw = read_source(source)
         try:
-            document = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
+            document = load(raw)
+        except ReplayRejected as exc:
+            print(f"REJECTED {exc}", file=out)
+            return 1
+        except ValueError as exc:
             raise SourceError(f"{source}: not JSON: {exc}") from None
         keys: TrustedKeys | None = None
         if not skip_signature:
@@ -108,9 +113,10 @@ def run(source: str, key_args: list[str], skip_signature: bool, out: TextIO | No
         print(f"warning: {warning}", file=out)
     signed = f", signed by key {verified.key_id}" if verified.key_id else ""
     actions = f"{verified.actions} {'action' if verified.actions == 1 else 'actions'}"
+    outcome = verified.outcome
     print(
         f"VERIFIED {verified.game} match {verified.match_id}: {actions} replayed from the seed, "
-        f"every event and the outcome match (winners {verified.outcome['winners']}, scores {verified.outcome['scores']}){signed}",
+        f"every event and the outcome match (winners {outcome['winners']}, scores {outcome['scores']}){signed}",
         file=out,
     )
     return 0

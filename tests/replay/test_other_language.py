@@ -22,7 +22,11 @@ pytestmark = pytest.mark.skipif(NODE is None, reason="Node is not installed")
 
 
 def check(tmp_path: Path, document: dict) -> tuple[int, str]:
-    (tmp_path / "replay.json").write_bytes(orjson.dumps(document))
+    return check_bytes(tmp_path, orjson.dumps(document))
+
+
+def check_bytes(tmp_path: Path, raw: bytes) -> tuple[int, str]:
+    (tmp_path / "replay.json").write_bytes(raw)
     (tmp_path / "keys.json").write_bytes(orjson.dumps(SIGNER.key_set()))
     done = subprocess.run(
         [str(NODE), str(SCRIPT), str(tmp_path / "replay.json"), str(tmp_path / "keys.json")],
@@ -65,3 +69,22 @@ def test_javascript_agrees_on_the_canonical_form_of_awkward_strings(tmp_path: Pa
     }
     status, out = check(tmp_path, SIGNER.sign(awkward))
     assert status == 0, out
+
+
+def test_javascript_refuses_what_readers_could_parse_differently(tmp_path: Path) -> None:
+    """The example reads the bytes as strictly as ``referee verify`` (docs/replay.md, "Reading
+    the bytes"): ``JSON.parse`` alone keeps the last of two ``outcome`` members."""
+    config = {"REDIS_URL": "", "REFEREE_SECRET": "x", "REFEREE_ACCESS_LOG": "0", "REFEREE_RATE_LIMIT": ""}
+    client = create_app(config | {"REFEREE_REPLAY_KEY": TEST_REPLAY_KEY}).test_client()
+    raw = orjson.dumps(fetch_replay(client, play_finished(client, "the-game")))
+    forged_outcome = b'{"outcome":{"scores":[0],"ranks":[1],"winners":[0],"detail":{}},' + raw[1:]
+    for forged, reason in (
+        (forged_outcome, 'member "outcome" appears twice'),
+        (b'{"note":"\\udc00",' + raw[1:], "lone surrogate"),
+        (b'{"note":1.0,' + raw[1:], "not an integer"),
+        (b'{"note":9007199254740993,' + raw[1:], "not an integer"),
+        (b'{"note":{"\xf0\x9f\x98\x80":1},' + raw[1:], "beyond U+FFFF"),
+        (b'{"note":"\xff",' + raw[1:], "not UTF-8"),
+    ):
+        status, out = check_bytes(tmp_path, forged)
+        assert status == 1 and out.startswith("REJECTED ambiguous_json") and reason in out, out
