@@ -13,6 +13,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from service.api import games, limits, matches, metrics, observability, ops, replays, streams
 from service.api.action_lane import ActionLane
 from service.api.errors import ProblemApi
+from service.api.headers import SecurityHeaders
 from service.api.jsonprovider import OrjsonProvider
 from service.api.spec import DEFAULT_SECURITY, SEAT_TOKEN, ConventionsPlugin, GameTypesPlugin
 from service.cache import node as node_cache
@@ -127,5 +128,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         # Behind that many trusted proxies, the client is the address they forward: rate limits
         # per address and the access log then see clients, not the proxy.
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops, x_proto=settings.proxy_hops)  # type: ignore[method-assign]
+    app.wsgi_app = SecurityHeaders(app.wsgi_app)  # type: ignore[method-assign]  # every answer, the lane's too
 
     return app

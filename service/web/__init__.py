@@ -7,8 +7,8 @@ The pages are clients of the public API like any other. The server renders into 
 what a spectator may read (:mod:`service.web.summary`: the listing, a match's summary), as a
 first paint that also serves a browser without JavaScript; the scripts then draw the rest,
 and a seat's view only ever reaches the page of the person holding its token. Everything they
-load comes from this server (no CDN, no external font), which the Content-Security-Policy
-below also enforces.
+load comes from this server (no CDN, no external font), which their Content-Security-Policy
+(:mod:`service.api.headers`, for every page) also enforces.
 """
 
 from __future__ import annotations
@@ -26,24 +26,13 @@ from service.web.summary import ListingRow, MatchSummary
 
 blp = Blueprint("web", __name__, template_folder="templates", static_folder="static", static_url_path="/static")
 
-# Scripts and everything else only from this server; drawing modules may set inline styles on
-# SVG elements. No referrer, so a page's address never travels to another site.
-PAGE_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-        "img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
-    ),
-    "Referrer-Policy": "no-referrer",
-    "X-Content-Type-Options": "nosniff",
-}
-
 
 LISTED = 20
 """Matches on the landing page's first paint, as many as its script lists per page."""
 
 
 def page(html: str, status: int = 200) -> Response:
-    return Response(html, status=status, mimetype="text/html", headers=PAGE_HEADERS)
+    return Response(html, status=status, mimetype="text/html")
 
 
 def _extension(name: str) -> Any:

@@ -15,16 +15,11 @@ from pathlib import Path
 
 from flask import Blueprint, Response, render_template, send_from_directory
 
-from service.web import PAGE_HEADERS
+from service.api.headers import STRICT_PAGE_POLICY
 
-DOCS_HEADERS = {
-    **PAGE_HEADERS,
-    "Content-Security-Policy": (
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-        "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-    ),
-}
-"""The pages' headers, with a stricter policy: Swagger UI needs no inline style or script (its
+DOCS_HEADERS = {"Content-Security-Policy": STRICT_PAGE_POLICY}
+"""The page's stricter policy (every other security header comes from
+:mod:`service.api.headers`, for every answer): Swagger UI needs no inline style or script (its
 icons are ``data:`` images in its stylesheet)."""
 
 SWAGGER_UI = Path(str(resources.files("flask_swagger_ui") / "dist"))

@@ -17,6 +17,7 @@ from werkzeug.test import Client
 
 from service import create_app
 from service.api.action_lane import ActionLane
+from service.api.headers import SecurityHeaders
 
 SEED = "ab" * 32
 
@@ -39,9 +40,16 @@ def app(tmp_path) -> Any:
 
 
 def lane_of(app: Any) -> ActionLane:
-    lane = app.wsgi_app
+    secured = app.wsgi_app
+    assert isinstance(secured, SecurityHeaders)
+    lane = secured.app
     assert isinstance(lane, ActionLane)
     return lane
+
+
+def flask_of(app: Any) -> SecurityHeaders:
+    """The app without its lane: Flask, with the security headers every answer gets."""
+    return SecurityHeaders(lane_of(app).inner)
 
 
 def start(client: Client, game: str, players: int) -> dict[str, Any]:
@@ -83,7 +91,7 @@ def comparable(response: Any, match: dict[str, Any]) -> tuple[int, list[tuple[st
     ],
 )
 def test_a_match_played_through_the_lane_gets_the_answers_the_flask_route_gives(app, game, players) -> None:
-    through_lane, through_flask = Client(app), Client(lane_of(app).inner)
+    through_lane, through_flask = Client(app), Client(flask_of(app))
     ours, theirs = start(through_lane, game, players), start(through_flask, game, players)
     for _ in range(12):
         state = through_lane.get(f"/v1/matches/{ours['match_id']}").get_json()
@@ -133,7 +141,7 @@ def test_a_retried_move_is_replayed_with_the_flask_routes_header(app) -> None:
     ],
 )
 def test_a_request_the_lane_does_not_serve_gets_the_flask_routes_answer(app, body, headers, status, code) -> None:
-    through_lane, through_flask = Client(app), Client(lane_of(app).inner)
+    through_lane, through_flask = Client(app), Client(flask_of(app))
     ours, theirs = start(through_lane, "the-game", 1), start(through_flask, "the-game", 1)
     answer = move(through_lane, ours, 0, body, **headers)
     assert comparable(answer, ours) == comparable(move(through_flask, theirs, 0, body, **headers), theirs)
@@ -158,7 +166,7 @@ def _unknown_type(legal: dict[str, Any], answer: dict[str, Any]) -> dict[str, An
 
 @pytest.mark.parametrize("refused", [_stale, _illegal, _unknown_type])
 def test_a_move_the_referee_refuses_gets_the_flask_routes_problem_answer(app, refused) -> None:
-    through_lane, through_flask = Client(app), Client(lane_of(app).inner)
+    through_lane, through_flask = Client(app), Client(flask_of(app))
     answers = []
     for client in (through_lane, through_flask):
         match = start(client, "the-game", 1)
@@ -172,7 +180,7 @@ def test_a_move_the_referee_refuses_gets_the_flask_routes_problem_answer(app, re
 
 
 def test_an_unexpected_failure_in_the_lane_is_a_logged_problem_500_like_flasks(app, monkeypatch, caplog) -> None:
-    through_lane, through_flask = Client(app), Client(lane_of(app).inner)
+    through_lane, through_flask = Client(app), Client(flask_of(app))
     matches = [start(client, "the-game", 1) for client in (through_lane, through_flask)]
 
     def broken(*_args: Any, **_kwargs: Any) -> None:
@@ -189,7 +197,7 @@ def test_an_unexpected_failure_in_the_lane_is_a_logged_problem_500_like_flasks(a
 
 @pytest.mark.parametrize("match_id", ["caf%C3%A9", "x%2Fy", "no-such-match", "a" * 80])
 def test_a_move_on_a_path_that_names_no_match_is_answered_as_flask_answers_it(app, match_id) -> None:
-    through_lane, through_flask = Client(app), Client(lane_of(app).inner)
+    through_lane, through_flask = Client(app), Client(flask_of(app))
     match = start(through_lane, "the-game", 1)
     body = orjson.dumps({"state_token": match["state_token"], "action": {"type": "end_turn"}})
     headers = {
@@ -270,7 +278,7 @@ def legal_actions(client: Client, match_id: str, bearer: str | None, method: str
     [("the-game", 2), ("halunken-und-spelunken", 3), ("isola-dei-vulcani", 2), ("esploratore", 3)],
 )
 def test_legal_actions_through_the_lane_are_what_the_flask_route_answers(app, game, players) -> None:
-    through_lane, through_flask = Client(app), Client(lane_of(app).inner)
+    through_lane, through_flask = Client(app), Client(flask_of(app))
     ours, theirs = start(through_lane, game, players), start(through_flask, game, players)
     for seat in range(players):  # a seat to act and seats that wait: every one has its list
         answers = [
@@ -299,7 +307,7 @@ def _no_token(match: dict[str, Any], other: dict[str, Any]) -> tuple[str, str | 
 
 @pytest.mark.parametrize("asked", [_unknown_match, _made_up_token, _another_matchs_token, _no_token])
 def test_legal_actions_refused_through_the_lane_get_the_flask_routes_problem_answer(app, asked) -> None:
-    through_lane, through_flask = Client(app), Client(lane_of(app).inner)
+    through_lane, through_flask = Client(app), Client(flask_of(app))
     answers = []
     for client in (through_lane, through_flask):
         match, other = start(client, "the-game", 1), start(client, "the-game", 1)
@@ -309,7 +317,7 @@ def test_legal_actions_refused_through_the_lane_get_the_flask_routes_problem_ans
 
 
 def test_a_head_request_for_legal_actions_is_flasks_to_answer(app) -> None:
-    through_lane, through_flask = Client(app), Client(lane_of(app).inner)
+    through_lane, through_flask = Client(app), Client(flask_of(app))
     answers = []
     for client in (through_lane, through_flask):
         match = start(client, "the-game", 1)
