@@ -49,7 +49,8 @@ API_CODES: Mapping[str, str] = MappingProxyType(
         "store_unavailable": "The store cannot take the request now (unreachable, full, read-only); retry after `Retry-After`.",
         "match_damaged": "The store lost part of this match (log and version disagree); it is never served.",
         "invalid_last_event_id": "`Last-Event-ID` (or `last_event_id`) is not a version this match has reached.",
-        "too_many_streams": "This server holds as many streams as it may; retry after `Retry-After`.",
+        "too_many_streams": "This server holds as many streams as it may, or the caller (its address, or its "
+        "seat token) holds as many as it has free; retry after `Retry-After`.",
     }
 )
 """Codes of the API and the referee, shared by every game."""

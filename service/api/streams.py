@@ -16,7 +16,6 @@ what each event holds; :mod:`service.live.feeds` wakes it.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -29,7 +28,8 @@ from service.api.bodies import Blueprint
 from service.api.problems import BadRequest, Unavailable
 from service.live.feeds import Feed
 from service.live.followers import Follower, LiveMatches
-from service.tokens import parse_number
+from service.live.slots import Slot, StreamSlots
+from service.tokens import hash_seat_token, parse_number
 
 blp = Blueprint(
     "streams",
@@ -46,36 +46,15 @@ HEARTBEAT = b": keep-alive\n\n"
 OPENED = b": open\n\n"
 
 
-class StreamSlots:
-    """A cap on the streams one process holds open at once: each holds a connection of
-    its worker for as long as the match lasts."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._open = 0
-        self._lock = threading.Lock()
-
-    def take(self) -> bool:
-        with self._lock:
-            if self._open >= self.limit:
-                return False
-            self._open += 1
-            return True
-
-    def give_back(self) -> None:
-        with self._lock:
-            self._open -= 1
-
-
 class EventStream:
     """The body of a stream answer: SSE frames from a follower. The server calls
     :meth:`close` when the answer ends, also when the client left before the first frame
     (a generator that never started would not run its cleanup)."""
 
-    def __init__(self, follower: Follower, heartbeat: float, slots: StreamSlots) -> None:
+    def __init__(self, follower: Follower, heartbeat: float, slot: Slot) -> None:
         self._follower = follower
         self._heartbeat = heartbeat
-        self._slots: StreamSlots | None = slots
+        self._slot = slot
 
     def __iter__(self) -> Iterator[bytes]:
         yield OPENED
@@ -84,9 +63,16 @@ class EventStream:
 
     def close(self) -> None:
         self._follower.close()
-        if self._slots is not None:
-            self._slots, slots = None, self._slots
-            slots.give_back()
+        self._slot.give_back()
+
+
+def stream_clients(bearer: str | None) -> list[str]:
+    """Who opens this stream, for each client's share of the slots: the address (the one
+    forwarded by ``REFEREE_PROXY_HOPS`` trusted proxies, if set) and the seat token."""
+    clients = [f"addr:{request.remote_addr or 'unknown'}"]
+    if bearer is not None:
+        clients.append(f"token:{hash_seat_token(bearer)}")
+    return clients
 
 
 def last_event_id() -> int | None:
@@ -125,7 +111,8 @@ def last_event_id() -> int | None:
 @blp.alt_response(
     503,
     response="SERVICE_UNAVAILABLE",
-    description="`too_many_streams`: this server holds as many streams as it may; retry after `Retry-After`. "
+    description="`too_many_streams`: this server holds as many streams as it may, or the caller (its address, "
+    "or its seat token) holds as many as the server has free; retry after `Retry-After`. "
     "`store_unavailable`: the store cannot be read now.",
 )
 @blp.doc(operationId="streamMatch", parameters=["Last-Event-ID", "last_event_id"])
@@ -133,21 +120,24 @@ def stream(match_id: str) -> Any:
     """Follow a match live as the caller's seat (or a spectator) sees it: one event per version."""
     bearer, after = bearer_token(), last_event_id()
     slots: StreamSlots = current_app.extensions["stream_slots"]
-    if not slots.take():
+    slot = slots.take(stream_clients(bearer))
+    if slot is None:
         raise Unavailable(
-            "too_many_streams", "This server holds as many streams as it may; retry shortly.", retry_after=5
+            "too_many_streams",
+            "This server holds as many streams as it may, or as many of yours as it has free slots; retry shortly.",
+            retry_after=5,
         )
     try:
         live: LiveMatches = current_app.extensions["live_matches"]
         feed: Feed = current_app.extensions["feed"]
         follower = Follower.open(live, feed, match_id, bearer, after)
     except BaseException:
-        slots.give_back()
+        slot.give_back()
         raise
     if follower is None:
-        slots.give_back()
+        slot.give_back()
         return Response(status=204, headers={"Cache-Control": "no-store"})
-    body = EventStream(follower, current_app.config["REFEREE_STREAM_HEARTBEAT"], slots)
+    body = EventStream(follower, current_app.config["REFEREE_STREAM_HEARTBEAT"], slot)
     return Response(
         body,
         mimetype="text/event-stream",

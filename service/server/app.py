@@ -22,6 +22,7 @@ from service.clock import wall_ms
 from service.listing import Listing
 from service.live.feeds import open_feed
 from service.live.followers import LiveMatches
+from service.live.slots import StreamSlots
 from service.live.sweeper import Sweeper
 from service.referee import Referee
 from service.replay.document import ReplaySigner
@@ -106,7 +107,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["listing"] = Listing(store, referee.answers, settings.listing_window_seconds, wall_ms)
     app.extensions["feed"] = open_feed(store)
     app.extensions["live_matches"] = LiveMatches(referee)
-    app.extensions["stream_slots"] = streams.StreamSlots(settings.stream_limit)
+    app.extensions["stream_slots"] = StreamSlots(settings.stream_limit)
     # Built here, started by the server once the worker runs (service/server/gunicorn_conf.py), never
     # by the factory itself: tests and tools build apps without background threads.
     app.extensions["sweeper"] = Sweeper(referee, settings.sweep_interval_seconds) if settings.sweeper else None

@@ -36,19 +36,35 @@ def test_a_finished_match_streams_its_final_version_then_ends(client) -> None:
 
 
 @pytest.mark.parametrize("how", ["header", "query"])
-def test_resuming_replays_every_missed_version_as_the_history_shows_it(client, how: str) -> None:
+def test_a_resume_gets_the_current_version_and_how_many_it_skipped(client, how: str) -> None:
+    """Nothing of the match is kept in this process (no stream of it is open here): the
+    missed versions would have to be replayed from the seed, so only the current one comes."""
     match = play_finished(client, "the-game", seed=12)
     final = match.get(0)
     after = 3
     url = f"{match.url}/stream" + (f"?last_event_id={after}" if how == "query" else "")
     headers = {**auth(match.tokens[0]), **({"Last-Event-ID": str(after)} if how == "header" else {})}
-    events = parse(client.get(url, headers=headers).data)
-    assert [e["data"]["version"] for e in events] == list(range(after + 1, final["version"] + 1))
+    (event,) = parse(client.get(url, headers=headers).data)
+    assert event["data"]["version"] == final["version"] and event["data"]["skipped"] == final["version"] - after - 1
     history = client.get(f"{match.url}/history?cursor={after}&limit=200", headers=auth(match.tokens[0])).get_json()
-    assert [e["data"]["events"] for e in events] == [entry["events"] for entry in history["entries"]]
-    assert all(e["data"]["kind"] == "move" for e in events)
-    assert events[-1]["data"]["view"] == final["view"]
-    assert events[-1]["data"]["state_token"] == final["state_token"]
+    assert event["data"]["events"] == history["entries"][-1]["events"], "the events of the move that made it"
+    assert event["data"]["kind"] == "move"
+    assert event["data"]["view"] == final["view"]
+    assert event["data"]["state_token"] == final["state_token"]
+
+
+def test_a_resume_one_version_behind_gets_that_version_and_skips_none(client) -> None:
+    match = play_finished(client, "the-game", seed=12)
+    final = match.get()
+    (event,) = parse(client.get(f"{match.url}/stream", headers={"Last-Event-ID": str(final["version"] - 1)}).data)
+    assert event["data"]["version"] == final["version"] and "skipped" not in event["data"]
+
+
+def test_a_new_stream_opens_with_the_events_of_the_move_that_made_the_current_version(client) -> None:
+    match = play_finished(client, "the-game", seed=12)
+    (event,) = parse(client.get(f"{match.url}/stream").data)
+    history = client.get(f"{match.url}/history?cursor={event['data']['version'] - 1}").get_json()
+    assert event["data"]["events"] == history["entries"][0]["events"] and event["data"]["kind"] == "move"
 
 
 def test_a_resumed_ended_stream_is_204(client) -> None:
@@ -77,7 +93,7 @@ def test_refusals_come_before_the_stream_as_problems(client, path: str, headers:
     assert response.get_json()["code"] == code
 
 
-def test_streams_beyond_the_cap_are_refused_until_one_closes(tmp_path) -> None:
+def capped_client(tmp_path, limit: int) -> Any:
     from service import create_app
 
     app = create_app(
@@ -87,14 +103,22 @@ def test_streams_beyond_the_cap_are_refused_until_one_closes(tmp_path) -> None:
             "REFEREE_SECRET": "s",
             "REFEREE_RATE_LIMIT": "",
             "REFEREE_ACCESS_LOG": "0",
-            "REFEREE_STREAM_LIMIT": "2",
+            "REFEREE_STREAM_LIMIT": str(limit),
         }
     )
-    client = app.test_client()
+    return app.test_client()
+
+
+def open_stream(client, match: MatchClient, address: str, **headers: str) -> Any:
+    return client.get(f"{match.url}/stream", buffered=False, headers=headers, environ_base={"REMOTE_ADDR": address})
+
+
+def test_streams_beyond_the_cap_are_refused_until_one_closes(tmp_path) -> None:
+    client = capped_client(tmp_path, 2)
     match = MatchClient.create(client, "esploratore", 2)
-    held = [client.get(f"{match.url}/stream", buffered=False) for _ in range(2)]
+    held = [open_stream(client, match, f"10.0.0.{i}") for i in (1, 2)]
     assert [r.status_code for r in held] == [200, 200]
-    refused = client.get(f"{match.url}/stream")
+    refused = open_stream(client, match, "10.0.0.3")
     assert (refused.status_code, refused.mimetype, refused.get_json()["code"]) == (
         503,
         PROBLEM_JSON,
@@ -102,10 +126,26 @@ def test_streams_beyond_the_cap_are_refused_until_one_closes(tmp_path) -> None:
     )
     assert refused.headers["Retry-After"] == "5"
     held.pop().close()
-    again = client.get(f"{match.url}/stream", buffered=False)
+    again = open_stream(client, match, "10.0.0.3")
     assert again.status_code == 200
     for response in (*held, again):
         response.close()
     assert client.get("/v1/matches/AAAAAAAAAAAAAAAAAAAAAA/stream").status_code == 404, "a refusal frees its slot"
     assert client.get("/v1/matches/AAAAAAAAAAAAAAAAAAAAAA/stream").status_code == 404
     assert client.get(f"{match.url}/stream", buffered=False).status_code == 200
+
+
+def test_a_client_holds_fewer_streams_than_are_free_by_address_and_by_token(tmp_path) -> None:
+    client = capped_client(tmp_path, 8)
+    match = MatchClient.create(client, "esploratore", 2)
+    greedy = [open_stream(client, match, "10.0.0.1") for _ in range(8)]
+    assert [r.status_code for r in greedy] == [200] * 4 + [503] * 4, "one address: half the slots"
+    token = auth(match.tokens[0])
+    seat = [open_stream(client, match, f"10.0.1.{i}", **token) for i in range(4)]
+    assert [r.status_code for r in seat] == [200, 200, 503, 503], "one token from many addresses: half of the rest"
+    others = [open_stream(client, match, f"10.0.2.{i}") for i in range(3)]
+    assert [r.status_code for r in others] == [200, 200, 503], "newcomers take the last slots; then it is full"
+    assert open_stream(client, match, "10.0.0.1").status_code == 503
+    for response in greedy + seat + others:
+        response.close()
+    assert [open_stream(client, match, "10.0.0.1").status_code for _ in range(2)] == [200, 200]

@@ -29,11 +29,21 @@ class Comment:
 
 class EventStream:
     """``GET <path>`` with ``Accept: text/event-stream``; :meth:`next` reads the next event
-    or comment (``None`` when the server ended the stream)."""
+    or comment (``None`` when the server ended the stream). ``source`` is the local address
+    to connect from (any of 127.0.0.0/8 on loopback: another client, as the server sees it)."""
 
-    def __init__(self, base_url: str, path: str, headers: dict[str, str] | None = None, timeout: float = 10) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        path: str,
+        headers: dict[str, str] | None = None,
+        timeout: float = 10,
+        source: str | None = None,
+    ) -> None:
         parts = urlsplit(base_url)
-        self._connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+        self._connection = http.client.HTTPConnection(
+            parts.hostname, parts.port, timeout=timeout, source_address=(source, 0) if source else None
+        )
         self._connection.request("GET", path, headers={"Accept": "text/event-stream", **(headers or {})})
         self.response = self._connection.getresponse()
         self.status = self.response.status
