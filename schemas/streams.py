@@ -44,6 +44,13 @@ class StreamEventSchema(Schema):
     state_token = fields.String(
         metadata={"description": "A seat's state token of this version (not sent to spectators)."}
     )
+    skipped = fields.Integer(
+        metadata={
+            "description": "Only on the first event after a resume (`Last-Event-ID`) that jumped ahead: how many "
+            "versions between `Last-Event-ID` and this one were not sent (their events are in the history, "
+            "from `cursor=<Last-Event-ID>`). The server sends every missed version only while it keeps them."
+        }
+    )
 
 
 EVENT_STREAM = {

@@ -4,11 +4,18 @@ A :class:`Follower` turns notifications (:mod:`service.live.feeds`) into the str
 It subscribes before it reads the match, so no commit falls between the read and the
 subscription; each wake-up (and each heartbeat) reads the match again and sends every
 version since the last one sent, never skipping one: the versions in between are rebuilt by
-stepping the engine forward through the log from the last state sent (or, when resuming
-after ``Last-Event-ID``, from the seed up to that version, :func:`service.match.replay`).
-The newest version is always built from the match as loaded, through the same
-:meth:`Referee.describe` as ``GET /v1/matches/{id}``, and the events of each version through
-the history's own redaction (:meth:`Referee.history_entry`).
+stepping the engine forward through the log from the last state sent. The newest version is
+always built from the match as loaded, through the same answers (:mod:`service.answers`) as
+``GET /v1/matches/{id}``, and the events of each version through the history's own
+redaction (:func:`service.answers.history_entry`).
+
+A stream resumed after ``Last-Event-ID`` has no state of its own to step from, and rebuilding
+one replays the match from its seed: work that grows with the match's length, which a client
+reconnecting in a loop would make the server do again and again. So a resume gets the
+versions it missed only when this process still keeps their events (another stream of the
+match here built them: the last :data:`_KEEP_VERSIONS`); otherwise it gets the current
+version alone, marked with how many versions it ``skipped`` (their events are in the
+history). Either costs a bounded amount of work, whatever the match's length.
 
 The followers of one process share their reads through :class:`LiveMatches`: a move followed
 by a thousand streams costs one load of the match, one read of its log entry and one event
@@ -31,7 +38,7 @@ from service.answers import Caller, history_entry
 from service.engine import Game
 from service.errors import InvalidRequest, NotFound, Unavailable
 from service.live.feeds import Feed, Subscription
-from service.match import Match, Move, Snapshot, replay, step
+from service.match import Match, Move, Snapshot, step
 from service.referee import Referee
 
 #: The fields of a match body that a stream event carries (those the referee has).
@@ -163,6 +170,14 @@ class LiveMatches:
                 entry.moves.update((m.version, m) for m in moves)
             return moves
 
+    def kept_frames(self, match_id: str, versions: range, seat: int | None, revealed: bool) -> list[Frame] | None:
+        """The events of ``versions`` for ``seat`` as kept here, or ``None`` unless every one is."""
+        entry = self._entry(match_id)
+        with entry.lock:
+            kept = [entry.frames.get((version, seat, revealed)) for version in versions]
+        frames = [Frame(version, data) for version, data in zip(versions, kept, strict=True) if data is not None]
+        return frames if len(frames) == len(kept) else None
+
     def frame(self, match_id: str, key: tuple[int, int | None, bool], build: Callable[[], bytes]) -> bytes:
         """The event of ``key`` = (version, seat, revealed), built once per process."""
         entry = self._entry(match_id)
@@ -179,7 +194,7 @@ class LiveMatches:
 @dataclasses.dataclass
 class _Sent:
     """The last version sent, with the engine state and random stream position after it
-    (``None`` until needed: a follower that only ever sees single steps never replays)."""
+    (``None`` for the version a resumed stream names: nothing was sent here yet)."""
 
     version: int
     state: dict[str, Any] | None = None
@@ -272,32 +287,41 @@ class Follower:
     def _catch_up(self, match: Match) -> Iterator[Frame]:
         """The events of every version after the last one sent, up to ``match``'s."""
         revealed = self._ended(match)
-        if self._sent is None:
-            yield self._frame(match, None, revealed)
-            self._sent = _Sent(match.version, match.state, match.rng)
+        sent = self._sent
+        if sent is not None and match.version <= sent.version:
             return
-        if match.version <= self._sent.version:
-            return
-        moves = self._live.moves(match.match_id, self._sent.version, match.version)
-        if len(moves) > 1:
-            state, rng = self._state_at_sent(match)
-            for move in moves[:-1]:
-                state, rng = step(self._game, match, state, rng, move)
-                then = dataclasses.replace(match, version=move.version, state=state, rng=rng, updated_at=move.at)
-                yield self._frame(then, move, revealed)
-                self._sent = _Sent(move.version, state, rng)
-        yield self._frame(match, moves[-1], revealed)
+        if sent is None:
+            yield self._frame(match, self._last_move(match), revealed)
+        elif sent.state is None or sent.rng is None:
+            yield from self._resume(match, sent.version, self._last_move(match), revealed)
+        else:
+            moves = self._live.moves(match.match_id, sent.version, match.version)
+            if len(moves) > 1:
+                # A copy: engines change the state they are given, and the one held may be shared.
+                state, rng = orjson.loads(orjson.dumps(sent.state)), sent.rng
+                for move in moves[:-1]:
+                    state, rng = step(self._game, match, state, rng, move)
+                    then = dataclasses.replace(match, version=move.version, state=state, rng=rng, updated_at=move.at)
+                    yield self._frame(then, move, revealed)
+                    self._sent = _Sent(move.version, state, rng)
+            yield self._frame(match, moves[-1], revealed)
         self._sent = _Sent(match.version, match.state, match.rng)
 
-    def _state_at_sent(self, match: Match) -> tuple[dict[str, Any], int]:
-        """A copy of the state after the last version sent (engines change the state they
-        are given; the one held may be shared) and the random stream position, replayed
-        from the seed when this follower has not held them (a resumed stream)."""
-        assert self._sent is not None
-        if self._sent.state is None or self._sent.rng is None:
-            earlier = self._live.moves(match.match_id, 0, self._sent.version) if self._sent.version else []
-            self._sent.state, self._sent.rng = replay(self._game, match, earlier)
-        return orjson.loads(orjson.dumps(self._sent.state)), self._sent.rng
+    def _last_move(self, match: Match) -> Move | None:
+        """The log entry that made ``match``'s version (none for version 0)."""
+        return self._live.moves(match.match_id, match.version - 1, match.version)[0] if match.version else None
+
+    def _resume(self, match: Match, after: int, last: Move | None, revealed: bool) -> Iterator[Frame]:
+        """After ``Last-Event-ID: after``: the versions missed if this process keeps them all,
+        else the current one marked with how many were skipped."""
+        missed = range(after + 1, match.version)
+        kept = self._live.kept_frames(match.match_id, missed, self._caller.seat, revealed)
+        if kept is not None:
+            yield from kept
+            yield self._frame(match, last, revealed)
+            return
+        event = self._event(match, last, revealed) | {"skipped": len(missed)}
+        yield Frame(match.version, orjson.dumps(event))
 
     def _frame(self, match: Match, move: Move | None, revealed: bool) -> Frame:
         key = (match.version, self._caller.seat, revealed)

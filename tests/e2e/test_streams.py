@@ -49,19 +49,33 @@ def stream_of(server: Server, match: MatchClient, **headers: str) -> EventStream
 
 
 def test_a_follower_on_another_node_sees_every_version_and_resumes_without_a_gap(redis_url: str, tmp_path) -> None:
+    """Node b runs one worker, so a resume there finds what its other stream of the match
+    kept: every version it missed comes. With nothing kept, the current version comes alone,
+    marked with how many versions it skipped."""
     env = {**QUIET, "REDIS_URL": redis_url, "REFEREE_STREAM_HEARTBEAT": "30"}
     rng = random.Random(3)
-    with serving(env, tmp_path / "a.log") as node_a, serving(env, tmp_path / "b.log") as node_b:
+    with serving(env, tmp_path / "a.log") as node_a, serving(env, tmp_path / "b.log", workers=1) as node_b:
         match = MatchClient.create(node_a.client, "halunken-und-spelunken", 2, seed=f"{3:064x}")  # ~50 moves
-        with stream_of(node_b, match) as stream:
-            first = stream.events(1)[0]
-            assert (first.data["version"], first.data["events"], first.data["kind"]) == (0, [], None)
-            reached = play(match, 6, rng)
-            assert versions(stream.events(reached, timeout=5)) == list(range(1, reached + 1))
+        with stream_of(node_b, match) as keeper:
+            with stream_of(node_b, match) as stream:
+                first = stream.events(1)[0]
+                assert (first.data["version"], first.data["events"], first.data["kind"]) == (0, [], None)
+                reached = play(match, 6, rng)
+                assert versions(stream.events(reached, timeout=5)) == list(range(1, reached + 1))
+            missed_from = reached
+            reached = play(match, 5, rng)  # only the keeper follows
+            assert versions(keeper.events(reached + 1, timeout=5)) == list(range(reached + 1))
+            with stream_of(node_b, match, **{"Last-Event-ID": str(missed_from)}) as stream:
+                resumed = stream.events(reached - missed_from)
+                assert versions(resumed) == list(range(missed_from + 1, reached + 1))
+                assert not any("skipped" in e.data for e in resumed)
         missed_from = reached
-        reached = play(match, 5, rng)  # nobody is following
+        reached = play(match, 5, rng)  # nobody follows: nothing is kept
         with stream_of(node_b, match, **{"Last-Event-ID": str(missed_from)}) as stream:
-            assert versions(stream.events(reached - missed_from)) == list(range(missed_from + 1, reached + 1))
+            (current,) = stream.events(1)
+            assert (current.data["version"], current.data["skipped"]) == (reached, reached - missed_from - 1)
+            history = match.client.get(f"{match.url}/history?cursor={reached - 1}").get_json()["entries"]
+            assert current.data["events"] == history[0]["events"]
             final = play(match, 10_000, rng)
             rest = stream.rest(timeout=10)
         assert final > reached + 10
