@@ -25,6 +25,7 @@ from schemas import examples
 from schemas.streams import EVENT_STREAM
 from service.api.auth import bearer_token
 from service.api.bodies import Blueprint
+from service.api.hang_ups import HangUpWatch, socket_of
 from service.api.problems import BadRequest, Unavailable
 from service.live.feeds import Feed
 from service.live.followers import Follower, LiveMatches
@@ -49,19 +50,25 @@ OPENED = b": open\n\n"
 class EventStream:
     """The body of a stream answer: SSE frames from a follower. The server calls
     :meth:`close` when the answer ends, also when the client left before the first frame
-    (a generator that never started would not run its cleanup)."""
+    (a generator that never started would not run its cleanup). With the connection's
+    socket, the stream ends as soon as its client hangs up (:mod:`service.api.hang_ups`)."""
 
-    def __init__(self, follower: Follower, heartbeat: float, slot: Slot) -> None:
+    def __init__(self, follower: Follower, heartbeat: float, slot: Slot, sock: Any | None = None) -> None:
         self._follower = follower
         self._heartbeat = heartbeat
         self._slot = slot
+        self._watch = HangUpWatch(sock, follower.stop) if sock is not None else None
 
     def __iter__(self) -> Iterator[bytes]:
         yield OPENED
+        if self._watch is not None:
+            self._watch.start()
         for frame in self._follower.frames(self._heartbeat):
             yield HEARTBEAT if frame is None else b"id: %d\nevent: version\ndata: %s\n\n" % (frame.version, frame.data)
 
     def close(self) -> None:
+        if self._watch is not None:
+            self._watch.stop()
         self._follower.close()
         self._slot.give_back()
 
@@ -137,7 +144,7 @@ def stream(match_id: str) -> Any:
     if follower is None:
         slot.give_back()
         return Response(status=204, headers={"Cache-Control": "no-store"})
-    body = EventStream(follower, current_app.config["REFEREE_STREAM_HEARTBEAT"], slot)
+    body = EventStream(follower, current_app.config["REFEREE_STREAM_HEARTBEAT"], slot, socket_of(request.environ))
     return Response(
         body,
         mimetype="text/event-stream",

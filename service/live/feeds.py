@@ -77,6 +77,10 @@ class Subscription:
         self.latest = max(self.latest, version)
         self._woken.set()
 
+    def wake(self) -> None:
+        """Wake the follower waiting here with no news (it is asked to stop)."""
+        self._woken.set()
+
     def wait_ready(self, timeout: float = READY_TIMEOUT_SECONDS) -> bool:
         """Whether the source confirmed the subscription (within ``timeout``): from then on
         no commit goes unnoticed."""

@@ -27,6 +27,7 @@ Nothing here knows about HTTP: :mod:`service.api.streams` writes the events as S
 from __future__ import annotations
 
 import dataclasses
+import math
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -60,6 +61,11 @@ EVENT_FIELDS = (
 #: A heartbeat's read of the match reuses one made this recently by another follower.
 FRESH_SECONDS = 1.0
 
+#: Store reads the streams of one process make at once, at most. A burst of new streams on
+#: as many matches must not take every connection of the store client's pool (redis-py's
+#: holds 100), which the process's moves need too: beyond it they were refused 503.
+STORE_READS = 16
+
 #: Log entries and built events kept per match, counted in versions back from the newest
 #: (a stream further behind rebuilds its own).
 _KEEP_VERSIONS = 16
@@ -79,7 +85,8 @@ class _Followed:
 
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
     match: Match | None = None
-    loaded_at: float = 0.0
+    loaded_at: float = -math.inf
+    """When the read of :attr:`match` began (monotonic seconds)."""
     moves: dict[int, Move] = dataclasses.field(default_factory=dict)
     frames: dict[tuple[int, int | None, bool], bytes] = dataclasses.field(default_factory=dict)
     ended: dict[int, bool] = dataclasses.field(default_factory=dict)
@@ -90,10 +97,11 @@ class LiveMatches:
     """The latest loaded version, recent log entries and built events of the matches
     followed in this process, kept while a stream of the match is open here."""
 
-    def __init__(self, referee: Referee) -> None:
+    def __init__(self, referee: Referee, store_reads: int = STORE_READS) -> None:
         self.referee = referee
         self._followed: dict[str, _Followed] = {}
         self._lock = threading.Lock()
+        self._reads = threading.BoundedSemaphore(store_reads)
 
     def attach(self, match_id: str) -> None:
         """A stream of ``match_id`` opens here."""
@@ -114,35 +122,35 @@ class LiveMatches:
         with self._lock:
             return self._followed.get(match_id) or _Followed()
 
-    def load(self, match_id: str, at_least: int | None) -> Match:
-        """The match at ``at_least`` or later; with ``None``, as read in the last
-        :data:`FRESH_SECONDS`. One follower reads while the others wait for its result.
+    def load(self, match_id: str, at_least: int | None = None, read_since: float | None = None) -> Match:
+        """The match at ``at_least`` or later; with ``read_since`` (monotonic seconds), as read
+        from that moment on; with neither, as read in the last :data:`FRESH_SECONDS`. One
+        follower reads while the others wait for its result.
 
         :raises NotFound, Unavailable: as :meth:`Referee.load`.
         """
         entry = self._entry(match_id)
         with entry.lock:
             cached = entry.match
-            if cached is not None and (
-                cached.version >= at_least
-                if at_least is not None
-                else time.monotonic() - entry.loaded_at < FRESH_SECONDS
-            ):
-                return cached
-            match = self.referee.load(match_id)
-            self._keep(entry, match)
+            if cached is not None:
+                if at_least is not None:
+                    fresh = cached.version >= at_least
+                elif read_since is not None:
+                    fresh = entry.loaded_at >= read_since
+                else:
+                    fresh = time.monotonic() - entry.loaded_at < FRESH_SECONDS
+                if fresh:
+                    return cached
+            started = time.monotonic()
+            with self._reads:
+                match = self.referee.load(match_id)
+            if entry.match is None or entry.match.version <= match.version:
+                self._keep(entry, match, started)
             return match
 
-    def prime(self, match: Match) -> None:
-        """Keep a match a new follower has just read."""
-        entry = self._entry(match.match_id)
-        with entry.lock:
-            if entry.match is None or entry.match.version <= match.version:
-                self._keep(entry, match)
-
     @staticmethod
-    def _keep(entry: _Followed, match: Match) -> None:
-        entry.match, entry.loaded_at = match, time.monotonic()
+    def _keep(entry: _Followed, match: Match, read_at: float) -> None:
+        entry.match, entry.loaded_at = match, read_at
         oldest = match.version - _KEEP_VERSIONS
         entry.moves = {v: m for v, m in entry.moves.items() if v > oldest}
         entry.frames = {k: f for k, f in entry.frames.items() if k[0] > oldest}
@@ -163,7 +171,9 @@ class LiveMatches:
         with entry.lock:
             if all(v in entry.moves for v in range(start + 1, stop + 1)):
                 return [entry.moves[v] for v in range(start + 1, stop + 1)]
-            moves = [Move.decode(raw) for raw in self.referee.read_log(match_id, start, stop)]
+            with self._reads:
+                raw = self.referee.read_log(match_id, start, stop)
+            moves = [Move.decode(item) for item in raw]
             if len(moves) != stop - start:
                 raise NotFound("match_damaged", f"The log of match {match_id} is shorter than its version {stop}.")
             if entry.match is not None and stop > entry.match.version - _KEEP_VERSIONS:
@@ -205,6 +215,8 @@ class Follower:
     """One open stream: a caller following one match from a version on."""
 
     def __init__(self, live: LiveMatches, subscription: Subscription, match: Match, caller: Caller, after: int | None):
+        """A follower of a match ``live`` holds (:meth:`LiveMatches.attach`) for it; it lets
+        go in :meth:`close`."""
         self._live = live
         self._referee = live.referee
         self._subscription = subscription
@@ -213,7 +225,7 @@ class Follower:
         self._game = self._referee.game(match.game_id)
         self._sent = _Sent(after) if after is not None else None
         self._open = True
-        live.attach(match.match_id)
+        self._stopped = False
 
     @classmethod
     def open(
@@ -226,10 +238,11 @@ class Follower:
         :raises InvalidRequest: ``invalid_last_event_id`` for a version the match has not reached.
         """
         subscription = feed.subscribe(match_id)
+        live.attach(match_id)  # so that the streams opening at once share one read
         follower: Follower | None = None
         try:
             subscription.wait_ready()
-            match = live.referee.load(match_id)
+            match = live.load(match_id, read_since=time.monotonic())
             caller = live.referee.caller(match, bearer)
             if after is not None and after > match.version:
                 raise InvalidRequest(
@@ -238,7 +251,6 @@ class Follower:
                     current_version=match.version,
                 )
             follower = cls(live, subscription, match, caller, after)
-            live.prime(match)
             if after == match.version and follower._ended(match):
                 follower.close()
                 return None
@@ -248,6 +260,7 @@ class Follower:
                 follower.close()
             else:
                 subscription.close()
+                live.detach(match_id)
             raise
 
     def frames(self, heartbeat: float) -> Iterator[Frame | None]:
@@ -260,6 +273,8 @@ class Follower:
                 if self._ended(match):
                     return
                 woken = self._subscription.wait(heartbeat)
+                if self._stopped:
+                    return
                 if not woken:
                     yield None
                 sent = self._sent.version if self._sent is not None else -1
@@ -271,6 +286,11 @@ class Follower:
                     return
         finally:
             self.close()
+
+    def stop(self) -> None:
+        """End the stream at once (its client hung up), rather than at its next write."""
+        self._stopped = True
+        self._subscription.wake()
 
     def close(self) -> None:
         """Leave the feed and what the process keeps for the match's streams (once)."""
