@@ -14,12 +14,19 @@ What that gives, for a cap of ``n``:
 - the last free slot only ever goes to a client that holds none, so a newcomer is refused only
   when the process is full of streams of many clients;
 - the cap itself is unchanged: never more than ``n`` streams.
+
+When the streams of a burst have left (their count fell to a quarter of its peak, from at
+least :data:`DRAINED_FROM` streams), ``on_drained`` is called once: the server gives the
+memory they held back to the system then (:mod:`service.server.memory`).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+
+#: The fewest streams whose leaving counts as a burst drained (fewer hold little memory).
+DRAINED_FROM = 64
 
 
 class Slot:
@@ -38,11 +45,13 @@ class Slot:
 class StreamSlots:
     """The streams one process holds open, counted in total and per client key."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, on_drained: Callable[[], None] | None = None) -> None:
         self.limit = limit
         self._open = 0
+        self._peak = 0
         self._held: dict[str, int] = {}
         self._lock = threading.Lock()
+        self._on_drained = on_drained
 
     def take(self, clients: Sequence[str]) -> Slot | None:
         """A slot for a stream of ``clients`` (their keys: ``addr:…``, ``token:…``), or
@@ -53,6 +62,7 @@ class StreamSlots:
             if free <= 0 or any(self._held.get(key, 0) >= free for key in keys):
                 return None
             self._open += 1
+            self._peak = max(self._peak, self._open)
             for key in keys:
                 self._held[key] = self._held.get(key, 0) + 1
         return Slot(self, keys)
@@ -76,3 +86,8 @@ class StreamSlots:
                     self._held[key] = left
                 else:
                     del self._held[key]
+            drained = self._peak >= DRAINED_FROM and self._open * 4 <= self._peak
+            if drained:
+                self._peak = self._open
+        if drained and self._on_drained is not None:
+            self._on_drained()

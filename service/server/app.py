@@ -27,6 +27,7 @@ from service.live.sweeper import Sweeper
 from service.referee import Referee
 from service.replay.document import ReplaySigner
 from service.server.config import Settings
+from service.server.memory import give_back_memory
 from service.store import open_store
 from service.tokens import SeatTokens, StateTokens
 from service.web import blp as web_pages
@@ -107,7 +108,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["listing"] = Listing(store, referee.answers, settings.listing_window_seconds, wall_ms)
     app.extensions["feed"] = open_feed(store)
     app.extensions["live_matches"] = LiveMatches(referee)
-    app.extensions["stream_slots"] = StreamSlots(settings.stream_limit)
+    app.extensions["stream_slots"] = StreamSlots(settings.stream_limit, on_drained=give_back_memory)
     # Built here, started by the server once the worker runs (service/server/gunicorn_conf.py), never
     # by the factory itself: tests and tools build apps without background threads.
     app.extensions["sweeper"] = Sweeper(referee, settings.sweep_interval_seconds) if settings.sweeper else None
