@@ -21,17 +21,27 @@ started, as its state token stays valid (:meth:`service.match.Match.accepts_toke
 from __future__ import annotations
 
 import functools
+import logging
+import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
+
+from service.store import StoreUnavailable
 
 ON_TIMEOUT = ("forfeit", "auto")
 """What happens to a seat whose time runs out: it loses the match, or the referee plays a
 random legal action for it (and it forfeits after ``max_consecutive_timeouts`` in a row)."""
 
 DEFAULT_MAX_CONSECUTIVE_TIMEOUTS = 3
+
+RESYNC_SECONDS = 10.0
+"""How often a node reads the store's clock again (:class:`StoreClock`): clocks drift by
+microseconds a second; a clock that steps is caught by the store's own check of the commit."""
+
+log = logging.getLogger("referee.clock")
 
 
 def _ms(seconds: float) -> int:
@@ -44,8 +54,67 @@ def _seconds(value: float) -> float:
 
 
 def wall_ms() -> int:
-    """Now, in epoch milliseconds: the referee's "now" outside tests."""
+    """Now by this process's clock, in epoch milliseconds: the referee's "now" on the embedded
+    stores, whose node is this machine (docs/clocks.md)."""
     return time.time_ns() // 1_000_000
+
+
+class StoreClock:
+    """ "Now" as the store's clock tells it, so that every node judges deadlines alike.
+
+    Each node's own clock may be off (a node 1.5 s ahead timed matches out 1.5 s early; one
+    behind accepted moves after their deadline). So a node keeps the offset between its clock
+    and the store's: it reads the store's time (one round trip) every ``resync_seconds``,
+    taking the midpoint of the round trip as the moment the store read it, and adds the
+    offset to its own clock. The store also judges every timed commit by its own clock in the
+    same round trip as the compare-and-set (service/store/commit.lua) and answers its time
+    with each judgement; :meth:`observe` takes that in, so a node whose clock stepped since
+    its last reading is corrected at its first refused commit and decides again.
+
+    Calling the object is "now" in epoch milliseconds, like :func:`wall_ms`.
+    """
+
+    def __init__(
+        self,
+        read_store_ms: Callable[[], int],
+        resync_seconds: float = RESYNC_SECONDS,
+        local_ms: Callable[[], int] = wall_ms,
+    ) -> None:
+        self._read_store_ms = read_store_ms
+        self._resync_seconds = resync_seconds
+        self._local_ms = local_ms
+        self._offset_ms = 0
+        self._next_sync = -math.inf
+
+    @property
+    def offset_ms(self) -> int:
+        """What is added to this node's clock: the store's clock minus this node's."""
+        return self._offset_ms
+
+    def __call__(self) -> int:
+        if time.monotonic() >= self._next_sync:
+            self.sync()
+        return self._local_ms() + self._offset_ms
+
+    def sync(self) -> None:
+        """Read the store's time now. If it cannot be read, the offset stays as it was and
+        the next reading is one interval away (a store that is down is not asked on every
+        call); the store still judges every timed commit by its own clock."""
+        self._next_sync = time.monotonic() + self._resync_seconds
+        sent = self._local_ms()
+        try:
+            store = self._read_store_ms()
+        except StoreUnavailable as exc:  # requests that need the store fail on their own
+            log.warning("could not read the store's time (%s); keeping an offset of %d ms", exc, self._offset_ms)
+            return
+        self.observe(store, sent, self._local_ms())
+
+    def observe(self, store_ms: int, sent_ms: int | None = None, received_ms: int | None = None) -> None:
+        """Take in the store's time ``store_ms``, read between ``sent_ms`` and
+        ``received_ms`` by this node's clock (by default: just now)."""
+        received = self._local_ms() if received_ms is None else received_ms
+        sent = received if sent_ms is None else sent_ms
+        self._offset_ms = store_ms - (sent + received) // 2
 
 
 def iso_ms(epoch_ms: int) -> str:

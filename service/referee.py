@@ -29,7 +29,7 @@ from typing import Any
 from service import codec
 from service.answers import Answers, Caller, history_entry
 from service.cache import MatchCache, RecordCache
-from service.clock import Clock, TimeControl, iso_ms, wall_ms
+from service.clock import Clock, StoreClock, TimeControl, iso_ms, wall_ms
 from service.engine import EngineError, Game, IllegalAction, InvalidOptions, NotYourTurn, Outcome, Rng
 from service.errors import (
     Conflict,
@@ -54,7 +54,7 @@ from service.match import (
     epoch_ms,
     state_after,
 )
-from service.store import CommitResult, Listed, Loaded, MatchStore
+from service.store import CommitResult, Listed, Loaded, MatchStore, Timing
 from service.tokens import SeatTokens, StateToken, StateTokens, hash_seat_token, is_match_id, new_match_id, seat_of
 
 _COMMIT_ATTEMPTS = 4
@@ -67,6 +67,12 @@ each lost compare-and-set means the match moved on, so this bounds a busy match.
 
 _RETRY_SEARCH_PAGE = 32
 """Log entries read per round trip while looking for a retried move."""
+
+
+class _Mistimed(Exception):
+    """The store's clock refused a commit as too early or too late: this node's idea of
+    "now" was off. Its :class:`StoreClock` has taken in the store's time; the operation is
+    decided again from the store's record."""
 
 
 @dataclass(frozen=True)
@@ -95,7 +101,9 @@ def _ignore(outcome: str) -> None:
 class Referee:
     """Matches over a store, with the server secret's state and seat tokens.
 
-    ``now_ms`` is the clock of timed matches (epoch milliseconds; faked in tests), ``spawn``
+    ``now_ms`` is the clock of timed matches (epoch milliseconds; faked in tests): with a
+    :class:`StoreClock` every timed commit also asks the store to judge its timing by the
+    store's own clock (docs/clocks.md), so nodes whose clocks disagree still agree. ``spawn``
     runs house turns in the background (:func:`service.house.spawn_thread`), and
     ``on_cache`` hears whether each move found its record in the cache (``hit``, ``miss``,
     or ``stale`` when the store refuted a hit), for the metrics the HTTP edge keeps.
@@ -219,9 +227,14 @@ class Referee:
 
     def current(self, match_id: str) -> tuple[Match, Game]:
         """The match as it is now: loaded, with every deadline that passed applied."""
-        match = self.load(match_id)
-        game = self.game(match.game_id)
-        return self.settle(match, game, self.now_ms()), game
+        for _ in range(_COMMIT_ATTEMPTS):
+            match = self.load(match_id)
+            game = self.game(match.game_id)
+            try:
+                return self.settle(match, game, self.now_ms()), game
+            except _Mistimed:
+                continue  # decided again by the store's clock
+        raise Unavailable("store_unavailable", "This node's clock and the store's disagree; retry shortly.")
 
     def get_match(self, match_id: str, bearer: str | None) -> dict[str, Any]:
         match, game = self.current(match_id)
@@ -309,10 +322,17 @@ class Referee:
                     raise
                 current = None
                 continue
+            except _Mistimed:
+                current = None  # decided again, by the store's clock, on the store's record
+                continue
             if isinstance(decided, ActionResult):
                 return decided
-            match, move, snapshot, expected = decided
-            result = self._commit(match, snapshot, expected, move, now_ms, idem)
+            match, move, snapshot, expected, timing = decided
+            try:
+                result = self._commit(match, snapshot, expected, move, now_ms, idem, timing)
+            except _Mistimed:
+                current = None
+                continue
             if result.committed:
                 game = self.game(match.game_id)
                 return ActionResult(self.answers.action(match, game, move, match.state, snapshot), match.game_id)
@@ -341,10 +361,11 @@ class Referee:
         action: dict[str, Any],
         produced: int | None,
         now_ms: int,
-    ) -> ActionResult | tuple[Match, Move, Snapshot, int]:
+    ) -> ActionResult | tuple[Match, Move, Snapshot, int, Timing | None]:
         """Check the request on ``match``: the earlier answer if it was already applied (or
         a :class:`RefereeError` if it cannot be), else the match with the move applied in
-        place, the move, and the version it commits over.
+        place, the move, the version it commits over and when it may commit (before the
+        deadline it was decided in time for).
 
         Deadlines that passed are applied first (:meth:`settle`, each its own committed
         entry), so a move made after its seat's time ran out is refused."""
@@ -357,7 +378,7 @@ class Referee:
             return self._answer_again_or_over(match, game, caller, token_version, action)
         if not match.accepts_token_version(token_version, caller.seat, game.to_act(match.state)):
             return self._answer_again_or_stale(match, game, caller, token_version, action)
-        expected = match.version
+        expected, timing = match.version, _in_time(match)
         try:
             move, snapshot = self._play(
                 match, game, _seat(caller), action, Rng(match.seed, match.rng), now_ms, "move", token_version
@@ -366,7 +387,7 @@ class Referee:
             raise NotPermitted(exc.code, exc.message, rule=exc.rule) from exc
         except IllegalAction as exc:
             raise _illegal(exc) from exc
-        return match, move, snapshot, expected
+        return match, move, snapshot, expected, timing
 
     def validate(self, match_id: str, bearer: str | None, state_token: str, action: dict[str, Any]) -> dict[str, Any]:
         """Whether ``action`` would be accepted now, with the reason if not; changes nothing."""
@@ -421,27 +442,44 @@ class Referee:
         return Move(match.version, seat, token_version, action, events, match.updated_at, kind, clock_ms), snapshot
 
     def _commit(
-        self, match: Match, snapshot: Snapshot, expected: int, move: Move, now_ms: int, idem: str | None = None
+        self,
+        match: Match,
+        snapshot: Snapshot,
+        expected: int,
+        move: Move,
+        now_ms: int,
+        idem: str | None = None,
+        timing: Timing | None = None,
     ) -> CommitResult:
         """Compare-and-set ``match`` (already advanced by ``move``) over ``expected``, as a
         delta against its base, with its listing entry and its next due time for the
         sweepers; then start the house's turn if one is due. The commit names the identity of
         the record ``match`` was read as, so it succeeds only on that very record. The cache
         keeps what the store answers: the new record once the store has it, or the record
-        a refused commit answered; it drops the match when the outcome is unknown."""
+        a refused commit answered; it drops the match when the outcome is unknown.
+
+        With a :class:`StoreClock`, the store also judges ``timing`` by its own clock.
+
+        :raises _Mistimed: the store's clock says the commit comes too early or too late."""
         due_ms = self._due_ms(match, snapshot, now_ms)
         record, base = match.encode_delta()
         listed = _listed(match, snapshot)
+        clock = self.now_ms if isinstance(self.now_ms, StoreClock) else None
+        judged = timing if clock is not None else None
         try:
             result: CommitResult = from_store(
                 lambda: self.store.commit(
                     match.match_id, expected, record, move.encode(), self.match_ttl, idem,
-                    base=base, listed=listed, due_ms=due_ms, expected_identity=match.identity,
+                    base=base, listed=listed, due_ms=due_ms, expected_identity=match.identity, timing=judged,
                 )
             )  # fmt: skip
         except RefereeError:
             self.cache.forget(match.match_id)
             raise
+        if result.mistimed:
+            assert clock is not None and result.store_ms is not None
+            clock.observe(result.store_ms)
+            raise _Mistimed(match.match_id)
         if result.committed:
             match.identity = result.identity
             self.cache.remember(
@@ -463,7 +501,10 @@ class Referee:
         A seat whose clock ran out forfeits, or under ``auto`` gets a random legal action
         played for it, stamped at its deadline: the next seat's clock starts then, so a late
         sweep changes nothing but when it is seen. Several may be due at once (a match nobody
-        touched for a while); they are applied in the order they fell due.
+        touched for a while); they are applied in the order they fell due. Each is committed
+        only if the store's clock has reached its deadline too.
+
+        :raises _Mistimed: the store's clock had not: ``now_ms`` was ahead of it.
         """
         while match.clock is not None and match.ended is None:
             clock = Clock.from_record(match.clock)
@@ -477,7 +518,8 @@ class Referee:
                 rng = Rng(match.seed, match.rng)
                 action = auto_action(game, match.state, expiry.seat, rng)
                 move, snapshot = self._play(match, game, expiry.seat, action, rng, expiry.at_ms, "auto", None)
-            if not self._commit(match, snapshot, expected, move, now_ms).committed:
+            timing = Timing(not_before_ms=expiry.at_ms)
+            if not self._commit(match, snapshot, expected, move, now_ms, timing=timing).committed:
                 match = self.load(match.match_id)
         return match
 
@@ -495,10 +537,13 @@ class Referee:
                 return
             action = house_action(game, match, seat)
             now_ms = self.now_ms()
-            expected = match.version
+            expected, timing = match.version, _in_time(match)
             rng = Rng(match.seed, match.rng)
             move, snapshot = self._play(match, game, seat, action, rng, now_ms, "house", expected)
-            self._commit(match, snapshot, expected, move, now_ms)
+            try:
+                self._commit(match, snapshot, expected, move, now_ms, timing=timing)
+            except _Mistimed:
+                continue  # its clock ran out meanwhile, by the store's: the next look applies it
 
     def _due_ms(self, match: Match, snapshot: Snapshot, now_ms: int) -> int | None:
         """When the referee must next act on ``match`` by itself: its clock's deadline, or
@@ -548,10 +593,13 @@ class Referee:
                     "resign instead.",
                     current_version=match.version,
                 )
-            expected = match.version
+            expected, timing = match.version, _in_time(match)
             move, snapshot = self._end(match, game, _seat(caller), kind, now_ms)
-            if self._commit(match, snapshot, expected, move, now_ms).committed:
-                return match, game, caller, move, snapshot
+            try:
+                if self._commit(match, snapshot, expected, move, now_ms, timing=timing).committed:
+                    return match, game, caller, move, snapshot
+            except _Mistimed:
+                continue  # the seat's time ran out first, by the store's clock: the next look applies it
         raise Unavailable("store_unavailable", "The match keeps moving under this request; retry shortly.")
 
     def _end(self, match: Match, game: Game, seat: int, kind: str, at_ms: int) -> tuple[Move, Snapshot]:
@@ -684,6 +732,15 @@ def _seat(caller: Caller) -> int:
 def _illegal(exc: IllegalAction) -> Refused:
     extra = {"rule": exc.rule} if exc.rule else {}
     return Refused(exc.code, exc.message, **extra)
+
+
+def _in_time(match: Match) -> Timing | None:
+    """When a decision on ``match`` as it stands must reach the store: before its earliest
+    running clock runs out (``None`` for an untimed match, or one whose clocks all stopped)."""
+    if match.clock is None:
+        return None
+    deadline = Clock.from_record(match.clock).deadline_ms()
+    return None if deadline is None else Timing(before_ms=deadline)
 
 
 def _deadline_passed(match: Match, now_ms: int) -> bool:

@@ -18,7 +18,7 @@ from service.api.jsonprovider import OrjsonProvider
 from service.api.spec import DEFAULT_SECURITY, SEAT_TOKEN, ConventionsPlugin, GameTypesPlugin
 from service.cache import node as node_cache
 from service.cache.process import MatchCache
-from service.clock import wall_ms
+from service.clock import StoreClock, wall_ms
 from service.listing import Listing
 from service.live.feeds import open_feed
 from service.live.followers import LiveMatches
@@ -28,7 +28,7 @@ from service.referee import Referee
 from service.replay.document import ReplaySigner
 from service.server.config import Settings
 from service.server.memory import give_back_memory
-from service.store import open_store
+from service.store import RedisStore, open_store
 from service.tokens import SeatTokens, StateTokens
 from service.web import blp as web_pages
 from service.web import game_data
@@ -96,16 +96,20 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         check_redis_policy=settings.redis_policy_check,
         listing_window=settings.listing_window_seconds,
     )
+    # Redis is shared by every node, and its clock judges their deadlines (docs/clocks.md);
+    # the embedded stores live in this process, whose clock is theirs.
+    now_ms = StoreClock(store.time_ms) if isinstance(store, RedisStore) else wall_ms
     referee = Referee(
         store,
         StateTokens(settings.secret),
         SeatTokens(settings.secret),
         settings.match_ttl_seconds,
         node_cache.this_workers_cache() or MatchCache(settings.match_cache_size),
+        now_ms=now_ms,
         on_cache=lambda outcome: metrics.sample(metrics.MATCH_CACHE, outcome).inc(),
     )
     app.extensions["referee"] = referee
-    app.extensions["listing"] = Listing(store, referee.answers, settings.listing_window_seconds, wall_ms)
+    app.extensions["listing"] = Listing(store, referee.answers, settings.listing_window_seconds, now_ms)
     app.extensions["feed"] = open_feed(store)
     app.extensions["live_matches"] = LiveMatches(referee)
     app.extensions["stream_slots"] = StreamSlots(settings.stream_limit, on_drained=give_back_memory)

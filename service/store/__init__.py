@@ -16,6 +16,7 @@ from service.store.base import (
     MatchStore,
     StoreMisconfigured,
     StoreUnavailable,
+    Timing,
     new_identity,
 )
 from service.store.file import FileStore, default_path
@@ -73,6 +74,7 @@ __all__ = [
     "RedisStore",
     "StoreMisconfigured",
     "StoreUnavailable",
+    "Timing",
     "default_path",
     "new_identity",
     "open_store",

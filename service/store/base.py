@@ -98,6 +98,22 @@ class CommitResult:
     version: int
     current: Loaded | None = None
     identity: bytes = b""
+    mistimed: bool = False
+    """Refused because the store's clock says the commit comes too early or too late
+    (:class:`Timing`); the match is unchanged, at ``version``."""
+    store_ms: int | None = None
+    """The store's clock (epoch ms) when it judged the commit's :class:`Timing`."""
+
+
+@dataclass(frozen=True)
+class Timing:
+    """When a commit may happen, by the store's own clock (epoch ms): not before
+    ``not_before_ms`` (a timeout is applied at or after its deadline), and before
+    ``before_ms`` (a move decided while its seat's clock still ran must reach the store before
+    that clock runs out). ``None``: no bound."""
+
+    not_before_ms: int | None = None
+    before_ms: int | None = None
 
 
 @dataclass(frozen=True)
@@ -165,6 +181,7 @@ class MatchStore(Protocol):
         listed: Listed | None = None,
         due_ms: int | None = None,
         expected_identity: bytes | None = None,
+        timing: Timing | None = None,
     ) -> CommitResult:
         """Write ``record`` as version ``expected_version + 1``, with a new identity, if the
         match is still at ``expected_version`` and the record there has ``expected_identity``
@@ -181,6 +198,12 @@ class MatchStore(Protocol):
 
         On success, also note in the due index that the new version is due at ``due_ms``
         (``None``: never), in the same round trip.
+
+        ``timing`` is judged by the store's own clock in the same step: a commit outside it
+        changes nothing and is refused (:attr:`CommitResult.mistimed`, with the store's time),
+        so that every node's decisions about deadlines are judged by one clock. Only Redis
+        judges it: the embedded stores run in the referee's own process, whose clock is theirs
+        (docs/clocks.md), and take it as already judged.
 
         :raises MatchDamaged: the log does not have one entry per version."""
 

@@ -14,18 +14,24 @@
 -- ARGV[6] time to live (s)   ARGV[7] idempotency key to remember, or ''
 -- ARGV[8] '1' to publish with SPUBLISH (Redis Cluster), '' for PUBLISH (a single Redis)
 -- ARGV[9] new base record, or ''
+-- When the move may happen by this Redis's own clock (TIME, in ms since the epoch), so that
+-- every node's decision about a deadline is judged by one clock:
+-- ARGV[10] not before (a timeout, at or after its deadline), or ''
+-- ARGV[11] before (a decision made while a clock still ran), or ''
 -- On a single Redis the indexes' hints go in the same call (on a cluster their keys are in
 -- other slots, and the store writes them apart):
--- ARGV[10] the match id (their member)   ARGV[11] its listing score (updated, ms), or ''
--- ARGV[12] when the listing keys expire (ms since the epoch)   ARGV[13] its due time (ms), or ''
--- KEYS[5], KEYS[6] the listing keys, when ARGV[11] is set; the due index's key last, when
--- ARGV[13] is set. A refused move writes no hint.
--- Returns {1, new_version} when committed; {0, current_version, record, produced, base,
+-- ARGV[12] the match id (their member)   ARGV[13] its listing score (updated, ms), or ''
+-- ARGV[14] when the listing keys expire (ms since the epoch)   ARGV[15] its due time (ms), or ''
+-- KEYS[5], KEYS[6] the listing keys, when ARGV[13] is set; the due index's key last, when
+-- ARGV[15] is set. A refused move writes no hint.
+-- Returns {1, new_version} when committed (with this Redis's time when ARGV[10] or ARGV[11]
+-- asked for it: {1, new_version, now_ms}); {0, current_version, record, produced, base,
 -- identity} when the match holds another record (the version moved on, or the record at
 -- that version is another one: Redis lost the one the move was made from) or the
--- idempotency key already produced a version (produced: that version, or false); {0, -1}
--- when the match does not exist; {-1, current_version} when the log does not have one entry
--- per version (keys evicted): such a match is never continued.
+-- idempotency key already produced a version (produced: that version, or false); {2,
+-- current_version, now_ms} when this Redis's clock says the move comes too early or too
+-- late; {0, -1} when the match does not exist; {-1, current_version} when the log does not
+-- have one entry per version (keys evicted): such a match is never continued.
 local current = redis.call('HGET', KEYS[1], 'v')
 if not current then
   return {0, -1}
@@ -48,6 +54,14 @@ end
 if log_length ~= current then
   return {-1, current}
 end
+local now_ms = false
+if ARGV[10] ~= '' or ARGV[11] ~= '' then
+  local time = redis.call('TIME')
+  now_ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  if (ARGV[10] ~= '' and now_ms < tonumber(ARGV[10])) or (ARGV[11] ~= '' and now_ms >= tonumber(ARGV[11])) then
+    return {2, current, now_ms}
+  end
+end
 local new_version = current + 1
 local ttl = tonumber(ARGV[6])
 redis.call('HSET', KEYS[1], 'v', new_version, 'd', ARGV[3], 'i', ARGV[4])
@@ -66,14 +80,17 @@ if ARGV[8] == '1' then
 else
   redis.call('PUBLISH', KEYS[4], new_version)
 end
-if ARGV[11] and ARGV[11] ~= '' then
+if ARGV[13] and ARGV[13] ~= '' then
   for i = 5, 6 do
-    if redis.call('ZADD', KEYS[i], ARGV[11], ARGV[10]) == 1 then
-      redis.call('PEXPIREAT', KEYS[i], ARGV[12])
+    if redis.call('ZADD', KEYS[i], ARGV[13], ARGV[12]) == 1 then
+      redis.call('PEXPIREAT', KEYS[i], ARGV[14])
     end
   end
 end
-if ARGV[13] and ARGV[13] ~= '' then
-  redis.call('ZADD', KEYS[#KEYS], 'LT', ARGV[13], ARGV[10])
+if ARGV[15] and ARGV[15] ~= '' then
+  redis.call('ZADD', KEYS[#KEYS], 'LT', ARGV[15], ARGV[12])
+end
+if now_ms then
+  return {1, new_version, now_ms}
 end
 return {1, new_version}

@@ -38,6 +38,7 @@ from service.store.base import (
     ListPosition,
     Loaded,
     StoreUnavailable,
+    Timing,
     new_identity,
 )
 
@@ -280,6 +281,7 @@ class FileStore:
         listed: Listed | None = None,
         due_ms: int | None = None,
         expected_identity: bytes | None = None,
+        timing: Timing | None = None,  # the referee's clock is this process's: already judged
     ) -> CommitResult:
         now, identity = self._clock(), new_identity()
         with self._transaction(write=True) as connection:

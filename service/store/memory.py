@@ -14,7 +14,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from service.store.base import CommitResult, Listed, ListedMatch, ListFilter, ListPosition, Loaded, new_identity
+from service.store.base import (
+    CommitResult,
+    Listed,
+    ListedMatch,
+    ListFilter,
+    ListPosition,
+    Loaded,
+    Timing,
+    new_identity,
+)
 
 
 @dataclass
@@ -89,6 +98,7 @@ class MemoryStore:
         listed: Listed | None = None,
         due_ms: int | None = None,
         expected_identity: bytes | None = None,
+        timing: Timing | None = None,  # the referee's clock is this process's: already judged
     ) -> CommitResult:
         with self._lock:
             match = self._live(match_id)

@@ -88,6 +88,7 @@ from service.store.base import (
     MatchDamaged,
     StoreMisconfigured,
     StoreUnavailable,
+    Timing,
     new_identity,
 )
 from service.store.direct import DirectConnections
@@ -105,6 +106,15 @@ return 1
 
 #: ``commit.lua``'s expected identity that accepts any record at the expected version.
 _ANY_RECORD = "*"
+
+#: ``commit.lua``'s status for a move its Redis's clock says comes too early or too late.
+_MISTIMED = 2
+
+
+def _bound(ms: int | None) -> int | str:
+    """A :class:`Timing` bound as ``commit.lua`` takes it (``''``: none)."""
+    return "" if ms is None else ms
+
 
 _RESCHEDULE = """
 local seen = redis.call('ZSCORE', KEYS[1], ARGV[1])
@@ -302,6 +312,7 @@ class RedisStore:
         listed: Listed | None = None,
         due_ms: int | None = None,
         expected_identity: bytes | None = None,
+        timing: Timing | None = None,
     ) -> CommitResult:
         keys = [_match_key(match_id), _log_key(match_id), _idem_key(match_id), version_channel(match_id)]
         identity = new_identity()
@@ -315,6 +326,8 @@ class RedisStore:
             idempotency_key or "",
             "1" if self._cluster else "",
             base or "",
+            _bound(timing.not_before_ms if timing else None),
+            _bound(timing.before_ms if timing else None),
         ]
         if not self._cluster:  # the hints go in the script: one command, written only on success
             self._script_hints(keys, args, match_id, listed, due_ms)
@@ -326,11 +339,26 @@ class RedisStore:
         status, version = int(reply[0]), int(reply[1])
         if status < 0:
             raise MatchDamaged(f"match {match_id} is at version {version} with a log of another length")
+        if status == _MISTIMED:
+            return CommitResult(False, version, mistimed=True, store_ms=int(reply[2]))
         if status == 0 and version >= 0:
             produced = reply[3]
             current = Loaded(version, reply[2], int(produced) if produced is not None else None, reply[4], reply[5])
             return CommitResult(False, version, current)
-        return CommitResult(bool(status), version, identity=identity if status else b"")
+        store_ms = int(reply[2]) if status and len(reply) > 2 else None
+        return CommitResult(bool(status), version, identity=identity if status else b"", store_ms=store_ms)
+
+    def time_ms(self) -> int:
+        """This Redis's clock (its ``TIME``), in epoch milliseconds: the clock every node
+        judges deadlines by (:class:`service.clock.StoreClock`). On a cluster, the clock of
+        the node the client asks; each match's commits are judged by its own shard's.
+
+        :raises StoreUnavailable: Redis cannot be reached."""
+        try:
+            seconds, microseconds = self._redis.time()
+        except _FAILURES as exc:
+            raise _unavailable(exc) from exc
+        return int(seconds) * 1000 + int(microseconds) // 1000
 
     def _write(
         self,
