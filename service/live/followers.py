@@ -215,8 +215,8 @@ class Follower:
     """One open stream: a caller following one match from a version on."""
 
     def __init__(self, live: LiveMatches, subscription: Subscription, match: Match, caller: Caller, after: int | None):
-        """A follower of a match ``live`` holds (:meth:`LiveMatches.attach`) for it; it lets
-        go in :meth:`close`."""
+        """A follower of a match :meth:`open` attached to ``live`` (so that what the process
+        keeps of it stays while the stream is open); :meth:`close` detaches it."""
         self._live = live
         self._referee = live.referee
         self._subscription = subscription
