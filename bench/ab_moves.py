@@ -118,11 +118,12 @@ def main() -> None:
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for name, results in rows.items():
         rates = [r["rate"] for r in results]
-        ratios = [r["rate"] / b["rate"] for r, b in zip(results, rows["bare"])]
+        ratios = [r["rate"] / b["rate"] for r, b in zip(results, rows["bare"], strict=True)]
         cpu = [statistics.mean(r[part] for r in results) for part in ("server_us", "redis_us", "client_us")]
         print(
             f"| {name} | {' '.join(f'{x:.0f}' for x in rates)} | {' '.join(f'{x:.2f}' for x in ratios)} "
-            f"| {statistics.mean(ratios):.3f} ± {_standard_error(ratios):.3f} | {cpu[0]:.0f} | {cpu[1]:.0f} | {cpu[2]:.0f} |"
+            f"| {statistics.mean(ratios):.3f} ± {_standard_error(ratios):.3f} "
+            f"| {cpu[0]:.0f} | {cpu[1]:.0f} | {cpu[2]:.0f} |"
         )
 
 

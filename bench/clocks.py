@@ -6,8 +6,8 @@
    the clock arithmetic. Reported: µs per move and the ratio timed / untimed.
 2. **Sweep delay** on a real server (``referee serve``, default sweep interval): matches with a
    0.5 s per-decision clock are created and left alone; the store is polled directly (one
-   pipelined read of every pending match every 5 ms) until each match moves. Reported: delay after the deadline (p50, p99, max), against
-   the sweep interval.
+   pipelined read of every pending match every 5 ms) until each match moves. Reported: delay
+   after the deadline (p50, p99, max), against the sweep interval.
 
     python bench/clocks.py [--redis redis://127.0.0.1:6379/14] [--moves 2000] [--matches 40]
 """
@@ -27,8 +27,7 @@ from pathlib import Path
 import orjson
 import redis
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from service.live.sweeper import DEFAULT_INTERVAL_SECONDS
 from service.referee import Referee

@@ -161,8 +161,7 @@ def measure(client: redis.Redis, game_id: str, players: int, matches: int, moves
     before = client.info("memory")["used_memory"]
     for _ in range(matches):
         store.commits.clear()
-        for match_id in play(referee, game_id, players, moves, chooser, keyed=True):
-            pass
+        *_, match_id = play(referee, game_id, players, moves, chooser, keyed=True)  # the whole match
         sizes: dict[str, int] = defaultdict(int)
         for key in client.scan_iter(f"m:{{{match_id}}}*"):
             sizes[key_kind(key.decode(), match_id)] += client.memory_usage(key, samples=0) or 0

@@ -1,9 +1,9 @@
 """How well the heuristic bot plays The Game: seeded games per player count, no table talk.
 
 Every seat is a :class:`~service.bots.the_game.TheGameBot` deciding from its own view, from
-the agreement on who starts to the last card. The baseline, played on the same seeds in the same run, is the random bot. Prints a Markdown
-table (win rate = the game beaten; mean cards left; share rated "brillante": under 10 left and
-not lost to fire), the one in
+the agreement on who starts to the last card. The baseline, played on the same seeds in the
+same run, is the random bot. Prints a Markdown table (win rate = the game beaten; mean cards
+left; share rated "brillante": under 10 left and not lost to fire), the one in
 ``docs/the-game.md``. Usage::
 
     python bench/the_game_bot.py [--games 10000] [--players 1,2,3,4,5] [--workers 2]

@@ -44,8 +44,8 @@ class ClockRequestSchema(Schema):
     on_timeout = fields.String(
         validate=validate.OneOf(ON_TIMEOUT),
         metadata={
-            "description": "`forfeit` (the default): the seat loses the match. `auto`: the referee plays a random legal "
-            "action for it (drawn from the match's own random stream, so a replay checks it), and the seat "
+            "description": "`forfeit` (the default): the seat loses the match. `auto`: the referee plays a random "
+            "legal action for it (drawn from the match's own random stream, so a replay checks it), and the seat "
             "forfeits at its `max_consecutive_timeouts`-th timeout in a row."
         },
     )

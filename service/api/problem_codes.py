@@ -43,10 +43,14 @@ API_CODES: Mapping[str, str] = MappingProxyType(
         "match_id_collision": "A new match id collided with an existing one; retry.",
         "match_not_finished": "The replay exists once the match is finished.",
         "match_aborted": "The match was aborted before anyone moved: it has no replay.",
-        "match_over": "The match has ended (finished, resigned, timed out or aborted): it takes no more actions (HTTP 409).",
+        "match_over": (
+            "The match has ended (finished, resigned, timed out or aborted): it takes no more actions (HTTP 409)."
+        ),
         "match_started": "Only a match nobody has moved in yet may be aborted (HTTP 409); resign instead.",
         "invalid_house": "The house seats are not distinct seats of the match.",
-        "store_unavailable": "The store cannot take the request now (unreachable, full, read-only); retry after `Retry-After`.",
+        "store_unavailable": (
+            "The store cannot take the request now (unreachable, full, read-only); retry after `Retry-After`."
+        ),
         "match_damaged": "The store lost part of this match (log and version disagree); it is never served.",
         "invalid_last_event_id": "`Last-Event-ID` (or `last_event_id`) is not a version this match has reached.",
         "too_many_streams": "This server holds as many streams as it may, or the caller (its address, or its "

@@ -112,7 +112,7 @@ class EsploratoreBot:
         if len(legal) == 1:
             return legal[0]
         weights = self.weights(view)
-        self._worth = [sum(w * y for w, y in zip(weights, row)) for row in R.YIELD]
+        self._worth = [sum(w * y for w, y in zip(weights, row, strict=True)) for row in R.YIELD]
         if view["options"].get("upkeep"):  # one unit per crew member of each type not yielded
             self._worth = [
                 self._worth[p] - sum(weights[i] for i in range(4) if not R.YIELD[p][i]) for p in range(R.NPOS)

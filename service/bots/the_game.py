@@ -145,7 +145,7 @@ class TheGameBot:
     def table(self, ups: tuple[bool, ...], tops: tuple[int, ...], still: set[int]) -> Table:
         homes = [GONE] * self.size
         for n in still:
-            homes[n] = sum(1 for up, top in zip(ups, tops) if (n > top if up else n < top))
+            homes[n] = sum(1 for up, top in zip(ups, tops, strict=True) if (n > top if up else n < top))
         return self._priced(ups, tops, homes, still, None)
 
     def child(self, table: Table, card: int, p: int) -> Table:
@@ -184,7 +184,7 @@ class TheGameBot:
         step = self.step
         for card in hand:
             placed = -self.risk[table.homes[card]]
-            for p, (up, top) in enumerate(zip(table.ups, table.tops)):
+            for p, (up, top) in enumerate(zip(table.ups, table.tops, strict=True)):
                 if card == (top - step if up else top + step):
                     low, high = (card, top) if up else (top, card)
                     found.append((placed + table.between(table.regain_sums, low, high), card, p))

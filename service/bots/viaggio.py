@@ -81,7 +81,7 @@ def end_paths(
                     came[nkey] = (key, roped, diag)
                     heapq.heappush(queue, (cost + step, nb, r + roped, c + diag))
     paths = []
-    for cid, (cost, key) in ends.items():
+    for cost, key in ends.values():
         cells, roped_flags, diag_flags = [], [], []
         while key in came:
             prev, roped, diag = came[key]
@@ -255,7 +255,7 @@ class ViaggioBot:
                 if view["phase"] == 2:
                     value -= 0.4 * FOSSIL * len(symbols)  # the others may discover too
         actions: list[Action] = [{"type": "choose", "colour": colour}]
-        for cid, roped, diag in zip(path.cells, path.roped, path.diagonal):
+        for cid, roped, diag in zip(path.cells, path.roped, path.diagonal, strict=True):
             if roped:
                 actions.append({"type": "play_equipment", "card": "rope"})
             if diag:

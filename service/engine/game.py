@@ -187,8 +187,9 @@ class Game(abc.ABC):
         self.check_options(players, resolved)
         return resolved
 
-    def check_options(self, players: int, options: dict[str, Any]) -> None:
-        """Cross-check options against each other and the player count (hook)."""
+    def check_options(self, players: int, options: dict[str, Any]) -> None:  # noqa: B027 - a hook, empty by default
+        """Cross-check options against each other and the player count (hook: most games have
+        nothing to cross-check)."""
 
     # -- the contract ----------------------------------------------------------------------
 

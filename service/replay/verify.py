@@ -116,7 +116,8 @@ def run(source: str, key_args: list[str], skip_signature: bool, out: TextIO | No
     outcome = verified.outcome
     print(
         f"VERIFIED {verified.game} match {verified.match_id}: {actions} replayed from the seed, "
-        f"every event and the outcome match (winners {outcome['winners']}, scores {outcome['scores']}){signed}",
+        f"every event and the outcome match (winners {outcome['winners']}, "
+        f"scores {outcome['scores']}){signed}",
         file=out,
     )
     return 0

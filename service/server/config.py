@@ -189,8 +189,9 @@ class Settings:
         secret = env.get("REFEREE_SECRET")
         if not secret:
             if redis_url:
+                url_variable = "REDIS_CLUSTER_URL" if redis_cluster else "REDIS_URL"
                 raise ConfigError(
-                    f"REFEREE_SECRET is not set but {'REDIS_CLUSTER_URL' if redis_cluster else 'REDIS_URL'} is: every node and worker must "
+                    f"REFEREE_SECRET is not set but {url_variable} is: every node and worker must "
                     "share one secret, or state tokens fail across them. Set REFEREE_SECRET, "
                     "e.g. to the output of: python3 -c 'import secrets;print(secrets.token_hex(32))'"
                 )

@@ -41,11 +41,11 @@ only once that many replicas hold it: ``WAIT`` follows the script in the same pi
 same connection to the match's master (``WAIT`` counts the writes of its own connection), so
 it costs no extra round trip, only the replica's reply. A write that no replica confirms in
 time answers 503: it may survive or not, and a retry of the same request finds out (the
-referee answers a retried move from the log, or plays it again if it was lost). The log length is read with the record so that a match whose log was evicted
-apart from its record is never served (:class:`MatchDamaged`). The read is not a MULTI,
-which Redis refuses as a whole when it is out of memory; a commit landing between its
-commands can only make the log longer than the version read, never shorter, so a log
-shorter than the version means entries were lost.
+referee answers a retried move from the log, or plays it again if it was lost). The log length
+is read with the record so that a match whose log was evicted apart from its record is never
+served (:class:`MatchDamaged`). The read is not a MULTI, which Redis refuses as a whole when
+it is out of memory; a commit landing between its commands can only make the log longer than
+the version read, never shorter, so a log shorter than the version means entries were lost.
 
 The due index lives in sixteen sorted sets with their own hash tags, so on a cluster they
 spread over the nodes instead of every timed move writing one hot key. On a single Redis a
@@ -543,7 +543,7 @@ class RedisStore:
             raise _unavailable(exc) from exc
         page = [
             ListedMatch(position, int(version), record, base)
-            for position, (version, record, base) in zip(found, records)
+            for position, (version, record, base) in zip(found[:count], records, strict=True)
             if version is not None and record is not None
         ]
         return page, found[count - 1] if len(found) > count else None

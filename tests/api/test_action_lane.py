@@ -259,7 +259,10 @@ def counts(client: Client) -> dict[str, float]:
     text = client.get("/metrics").get_data(as_text=True)
     patterns = {
         "moves": r'^referee_moves_total\{game="the-game"\} (\S+)$',
-        "requests": r'^referee_http_requests_total\{endpoint="/v1/matches/<match_id>/actions",method="POST",status="200"\} (\S+)$',
+        "requests": (
+            r'^referee_http_requests_total\{endpoint="/v1/matches/<match_id>/actions",method="POST",status="200"\} '
+            r"(\S+)$"
+        ),
     }
     found = {name: re.search(pattern, text, re.M) for name, pattern in patterns.items()}
     return {name: float(m.group(1)) for name, m in found.items() if m}
@@ -348,7 +351,8 @@ def legal_actions_answered(client: Client) -> float:
     """The request counter of legal-actions answered 200, from /metrics."""
     text = client.get("/metrics").get_data(as_text=True)
     found = re.search(
-        r'^referee_http_requests_total\{endpoint="/v1/matches/<match_id>/legal-actions",method="GET",status="200"\} (\S+)$',
+        r'^referee_http_requests_total\{endpoint="/v1/matches/<match_id>/legal-actions",method="GET",status="200"\} '
+        r"(\S+)$",
         text,
         re.M,
     )

@@ -7,8 +7,9 @@ a real match, carry the token of a seat that owes a decision and that match's cu
 token, and their action is drawn from the seat's legal actions — as it is (so moves commit and
 matches advance), or broken the ways clients break them (a float or boolean for an integer,
 integers beyond 64 bits, an unknown field, a type that is not a string, deep nesting, a missing
-field). Creation bodies get non-integer player counts and deep options. Counters on the engines and the store prove the fuzzing reached the
-rules check, the commit and the history read.
+field). Creation bodies get non-integer player counts and deep options. Counters on the
+engines and the store prove the fuzzing reached the rules check, the commit and the history
+read.
 
 "Schema-valid data accepted" is not checked: a state token or match id that fits the schema
 can still be unknown or forged, which the API rightly refuses with a 4xx.

@@ -228,6 +228,6 @@ def test_every_error_response_has_an_example_problem_with_a_catalogued_code() ->
 
     spec = orjson.loads(spec_bytes())
     problem = Draft202012Validator({"$ref": "#/components/schemas/Problem", "components": spec["components"]})
-    for name, response in spec["components"]["responses"].items():
+    for response in spec["components"]["responses"].values():
         for media in response.get("content", {}).values():
             problem.validate(media["example"])

@@ -49,7 +49,7 @@ def test_the_endgame_search_finds_the_one_order_that_lays_every_card() -> None:
     state = THE_GAME.setup(1, THE_GAME.resolve_options(1, {}), Rng(b"endgame"))
     state["deck"] = []
     state["hands"] = [[40, 45, 49, 60]]
-    for pile, top in zip(state["piles"], (50, 99, 2, 2)):
+    for pile, top in zip(state["piles"], (50, 99, 2, 2), strict=True):
         pile["top"] = top
     bot = TheGameBot()
     while THE_GAME.to_act(state):

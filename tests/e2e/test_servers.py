@@ -106,7 +106,7 @@ def test_moves_answer_alike_whether_the_action_lane_or_flask_reads_them(server: 
         )
         stale = {"state_token": legal["state_token"], "action": legal["actions"][1]}
         refused = [post(stale, chunked=c) for c in (False, True)]
-        for status, headers, problem in refused:
+        for status, headers, _problem in refused:
             assert status == 409 and headers["content-type"].startswith("application/problem+json")
             assert headers["x-request-id"] == "lane-e2e" and headers["cache-control"] == "private, no-store"
         assert refused[0][2]["code"] == refused[1][2]["code"] == "stale_state_token"

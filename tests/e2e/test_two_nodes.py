@@ -6,8 +6,8 @@ version comes from exactly one accepted move, and the caches' refuted hits are r
 from __future__ import annotations
 
 import random
-import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 
 import pytest
@@ -61,16 +61,9 @@ def test_one_token_sent_to_both_servers_at_once_moves_the_match_once(two_nodes: 
         if len(actions) < 2:  # only one thing to do: no race to run
             assert nodes[0].act(0, token, actions[0]).status_code == 200
             continue
-        answers: list = [None, None]
-
-        def send(i: int) -> None:
-            answers[i] = nodes[i].act(0, token, actions[i])
-
-        threads = [threading.Thread(target=send, args=(i,)) for i in range(2)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        with ThreadPoolExecutor(max_workers=2) as pool:  # both moves at once, one per node
+            sent = [pool.submit(nodes[i].act, 0, token, actions[i]) for i in range(2)]
+        answers = [future.result() for future in sent]
         statuses = sorted(answer.status_code for answer in answers)
         assert statuses == [200, 409], [a.get_json() for a in answers]
         assert nodes[1].get()["version"] == version + 1
@@ -78,7 +71,7 @@ def test_one_token_sent_to_both_servers_at_once_moves_the_match_once(two_nodes: 
     after = [cache_lookups(client) for client in clients]
 
     def delta(result: str) -> float:
-        return sum(a.get(result, 0) - b.get(result, 0) for a, b in zip(after, before))
+        return sum(a.get(result, 0) - b.get(result, 0) for a, b in zip(after, before, strict=True))
 
     assert delta("hit") >= 2 * races, "both racing moves were tried on cached records"
     assert delta("stale") == races, "every loser's hit was refuted by the store and checked again"

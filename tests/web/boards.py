@@ -179,7 +179,7 @@ def _esploratore(view: dict[str, Any]) -> dict[str, int]:
     totals = view["score_sheet"]["totals"]
     for seat, row in enumerate(totals or []):
         if row is not None:
-            for resource, n in zip(view["score_sheet"]["resources"], row):
+            for resource, n in zip(view["score_sheet"]["resources"], row, strict=True):
                 out[_sel("total", seat=seat, id=resource, count=n)] = 1
     return out
 

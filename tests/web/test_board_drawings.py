@@ -82,11 +82,12 @@ def drawings(game_id: str) -> Drawings:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    answers = json.loads(done.stdout)
+    *answers, in_words = json.loads(done.stdout)  # a drawing per viewer, then the history in words
     drawn = [
-        Drawn(m, v, legal, parse_svg(a["svg"]), a["svg"], a["labels"]) for (m, v, legal), a in zip(viewers, answers)
+        Drawn(m, v, legal, parse_svg(a["svg"]), a["svg"], a["labels"])
+        for (m, v, legal), a in zip(viewers, answers, strict=True)
     ]
-    return Drawings(recordings, drawn, answers[-1]["words"])
+    return Drawings(recordings, drawn, in_words["words"])
 
 
 def contains(action: dict[str, Any], partial: dict[str, Any]) -> bool:
@@ -127,10 +128,10 @@ def test_every_history_entry_and_every_choice_has_words(game_id: str) -> None:
     found = drawings(game_id)
     entries = found.recordings[0].entries
     assert len(found.words) == len(entries)
-    for entry, sentence in zip(entries, found.words):
+    for entry, sentence in zip(entries, found.words, strict=True):
         assert sentence.startswith(f"Seat {entry['seat']}: ") and readable(sentence), (entry, sentence)
     for d in found.drawn:
         assert len(d.labels) == len(d.legal)
-        for action, label in zip(d.legal, d.labels):
+        for action, label in zip(d.legal, d.labels, strict=True):
             assert readable(label) and label[0].isupper(), (action, label)
         assert len(set(d.labels)) == len(d.labels), f"two choices read the same: {d.labels}"

@@ -107,7 +107,8 @@ def test_a_seat_moves_by_clicking_the_board(api: WireClient, watch: WatchPage, g
         watch.page.wait_for_selector(unpicked)  # once the legal actions are in
         watch.page.locator(unpicked).first.dispatch_event("click")  # the page delegates clicks
         watch.page.wait_for_function(
-            "v => Number(document.querySelector('#board').dataset.version) > v || document.querySelector('#board .picked')",
+            "v => Number(document.querySelector('#board').dataset.version) > v"
+            " || document.querySelector('#board .picked')",
             arg=version,
         )
         if watch.version > version:

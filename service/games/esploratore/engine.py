@@ -199,7 +199,7 @@ class Esploratore(Game):
                 continue  # C1–C7 leave the game
             piles[card.pos].append(cid)
         wilds = [cid for cid in R.PLAYING_CARDS if R.CARDS[cid].wild]
-        for cid, pos in zip(wilds, R.WILD_POSITIONS):
+        for cid, pos in zip(wilds, R.WILD_POSITIONS, strict=True):
             piles[pos].append(cid)
         for pile in piles:
             rng.shuffle(pile)
@@ -810,7 +810,7 @@ class Esploratore(Game):
                     "top": top,
                     "stack": [dict(e) for e in stack],
                     "pile": len(state["piles"][p]),
-                    "yield": dict(zip(R.RESOURCES, R.YIELD[p])),
+                    "yield": dict(zip(R.RESOURCES, R.YIELD[p], strict=True)),
                 }
             )
         over = state["phase"] == "over"

@@ -971,7 +971,6 @@ class Viaggio(Game):
         self._push_loss(state, losses, "water", None, events)
 
     def _lava(self, state: dict[str, Any], rng: Rng, events: list[dict[str, Any]]) -> None:
-        tasks = state["tasks"]
         pos = state["lava"]
         if pos == len(LAVA) - 1:
             self._game_over(state, "lava_last_space", events)

@@ -7,7 +7,7 @@ import copy
 import orjson
 import pytest
 
-from service.engine import IllegalAction, Rng, load_seed
+from service.engine import IllegalAction, InvalidOptions, Rng, load_seed
 from service.games.isola_dei_vulcani import GAME
 from service.games.isola_dei_vulcani import board as B
 from tests.games.isola_dei_vulcani.helpers import crafted, line
@@ -43,9 +43,9 @@ def test_random_playouts_end_and_replay(players, setup, seed):
 def test_options_and_player_counts():
     assert GAME.resolve_options(2, {}) == {"setup": "standard"}
     assert GAME.resolve_options(4, {"setup": "advanced"}) == {"setup": "advanced"}
-    with pytest.raises(Exception):
+    with pytest.raises(InvalidOptions, match="2–4 players"):
         GAME.resolve_options(5, {})
-    with pytest.raises(Exception):
+    with pytest.raises(InvalidOptions, match="'setup' does not accept 'expert'"):
         GAME.resolve_options(2, {"setup": "expert"})
 
 

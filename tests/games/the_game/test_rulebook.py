@@ -30,7 +30,7 @@ def table(
     state = GAME.setup(players, GAME.resolve_options(players, options), Rng(b"table"))
     agree_in_engine(state, turn)
     state["hands"] = [sorted(h) for h in hands]
-    for pile, top in zip(state["piles"], tops):
+    for pile, top in zip(state["piles"], tops, strict=True):
         pile["top"] = top
     state["deck"] = list(range(50, 60)) if deck is None else deck
     state["turn"] = turn

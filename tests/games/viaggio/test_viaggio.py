@@ -8,7 +8,7 @@ import random
 import orjson
 import pytest
 
-from service.engine import IllegalAction, Rng
+from service.engine import IllegalAction, InvalidOptions, Rng
 from service.games.viaggio import GAME
 from service.games.viaggio.data import BOARDS, COLOURS, EQUIP, FOSSILS, LAVA, fossil_points
 from tests.support.contract import assert_replays, random_playout
@@ -71,7 +71,7 @@ def test_random_playouts_finish_and_replay(players: int, seed: int) -> None:
 def test_no_options_and_player_counts() -> None:
     assert GAME.resolve_options(3, {}) == {}
     for bad in (1, 5):
-        with pytest.raises(Exception):
+        with pytest.raises(InvalidOptions, match="2–4 players"):
             GAME.resolve_options(bad, {})
 
 
