@@ -25,6 +25,7 @@ import orjson
 
 from service import codec
 from service.engine import Game, Outcome, Rng
+from service.games import get_game
 
 
 def now_iso() -> str:
@@ -81,9 +82,16 @@ class Match:
     @classmethod
     def decode(cls, version: int, record: bytes, base: bytes | None = None, identity: bytes = b"") -> Match:
         """The match from its stored record, for a record stored as a delta its base, and
-        the record's identity."""
+        the record's identity.
+
+        The engine state comes out in the form its game reads now, whichever version of the
+        engine stored it (:meth:`Game.upgrade_state`).
+        """
         base_json = codec.inflate_base(base) if base is not None else None
         match = cls(version=version, **codec.decode(record, base_json))
+        game = get_game(match.game_id)
+        if game is not None:  # a game no longer served: the referee refuses the match by its id
+            match.state = game.upgrade_state(match.state)
         match.base_json = base_json
         match.base_record = base
         match.identity = identity

@@ -25,6 +25,12 @@ keep that equivalence (each game's property tests prove it).
 
 Events are JSON objects ``{"type": ..., ...}``. An event that only some seats may see carries
 ``"to": [seat, ...]``; everyone else never receives it (:meth:`Game.visible_events`).
+
+A game names the type of its state: ``Game[State]`` for a plain JSON object, or a
+``TypedDict`` of its own (``Game[HalunkenState]``), whose keys mypy then checks in the engine
+and in anything that reads the state. The referee and the store never look inside a state:
+to them every game is ``Game[Any]``. A state read back from the store may have been written by
+an earlier version of the engine; :meth:`Game.upgrade_state` brings it to today's form.
 """
 
 from __future__ import annotations
@@ -33,16 +39,20 @@ import abc
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypedDict
+from typing import Any, ClassVar, Generic, TypedDict, TypeVar, cast
 
 from service.engine.actions import ActionShapes, is_listed
 from service.engine.errors import IllegalAction, InvalidOptions, NotYourTurn
 from service.engine.rng import Rng
 
 State = dict[str, Any]
+"""A state as plain JSON: what the store keeps, and the state type of games without their own."""
 Action = dict[str, Any]
 Event = dict[str, Any]
 View = dict[str, Any]
+
+StateT = TypeVar("StateT", bound=Mapping[str, Any])
+"""The state type of one game: :data:`State`, or a ``TypedDict`` (any JSON object type)."""
 
 
 class Outcome(TypedDict):
@@ -148,8 +158,9 @@ class ActionType:
         }
 
 
-class Game(abc.ABC):
-    """Base class of a game engine; see the module docstring for the contract."""
+class Game(abc.ABC, Generic[StateT]):
+    """Base class of a game engine over states of type ``StateT``; see the module docstring
+    for the contract."""
 
     id: ClassVar[str]
     title: ClassVar[str]
@@ -194,35 +205,45 @@ class Game(abc.ABC):
     # -- the contract ----------------------------------------------------------------------
 
     @abc.abstractmethod
-    def setup(self, players: int, options: dict[str, Any], rng: Rng) -> State:
+    def setup(self, players: int, options: dict[str, Any], rng: Rng) -> StateT:
         """The state at the start of a match with resolved ``options``."""
 
     @abc.abstractmethod
-    def to_act(self, state: State) -> list[int]:
+    def to_act(self, state: StateT) -> list[int]:
         """The seats that owe a decision now, in seat order; empty once the match is over."""
 
     @abc.abstractmethod
-    def legal_actions(self, state: State, seat: int) -> list[Action]:
+    def legal_actions(self, state: StateT, seat: int) -> list[Action]:
         """Every legal action of ``seat`` now (empty when it owes no decision)."""
 
     @abc.abstractmethod
-    def perform(self, state: State, seat: int, action: Action, rng: Rng) -> tuple[State, list[Event]]:
+    def perform(self, state: StateT, seat: int, action: Action, rng: Rng) -> tuple[StateT, list[Event]]:
         """Carry out an action already known to be legal.
 
         May change ``state`` in place and return it; must not fail for a legal action.
         """
 
     @abc.abstractmethod
-    def view(self, state: State, seat: int | None) -> View:
+    def view(self, state: StateT, seat: int | None) -> View:
         """What ``seat`` may see (``None``: a spectator); never anything hidden from it."""
 
     @abc.abstractmethod
-    def outcome(self, state: State) -> Outcome | None:
+    def outcome(self, state: StateT) -> Outcome | None:
         """``None`` while the match runs; the result once it is over."""
+
+    def upgrade_state(self, stored: State) -> StateT:
+        """``stored``, a state as the store kept it, in the form this engine reads now.
+
+        Matches outlive the code that stored them: a game that renames or reshapes its state
+        overrides this to rewrite states of the earlier form (and passes today's through), so
+        every state loaded from a store goes through here first. Replays need no upgrade:
+        they rebuild every state from the seed.
+        """
+        return cast(StateT, stored)  # no earlier form: the stored JSON is today's state as is
 
     # -- checking, with reasons ------------------------------------------------------------
 
-    def apply(self, state: State, seat: int, action: Action, rng: Rng) -> tuple[State, list[Event]]:
+    def apply(self, state: StateT, seat: int, action: Action, rng: Rng) -> tuple[StateT, list[Event]]:
         """Check ``action`` for ``seat`` and perform it.
 
         The check happens before any change, so a rejected action leaves ``state`` as it was.
@@ -233,7 +254,7 @@ class Game(abc.ABC):
         self.check(state, seat, action)
         return self.perform(state, seat, action, rng)
 
-    def check(self, state: State, seat: int, action: Action) -> None:
+    def check(self, state: StateT, seat: int, action: Action) -> None:
         """Raise unless ``action`` is legal for ``seat`` now.
 
         An action that is exactly one of the listed legal ones, JSON types included, is
@@ -254,7 +275,7 @@ class Game(abc.ABC):
             return
         raise self.explain(state, seat, action)
 
-    def explain(self, state: State, seat: int, action: Action) -> IllegalAction:
+    def explain(self, state: StateT, seat: int, action: Action) -> IllegalAction:
         """Why a well-formed ``action`` is illegal now; engines override this for precise,
         rule-naming reasons and fall back to this generic one."""
         return IllegalAction(

@@ -13,6 +13,7 @@ import importlib
 from collections.abc import Mapping
 from functools import cache
 from types import MappingProxyType
+from typing import Any
 
 from service.engine.game import Game
 
@@ -21,12 +22,12 @@ PACKAGES = ("esploratore", "halunken_und_spelunken", "isola_dei_vulcani", "the_g
 
 
 @cache
-def games() -> Mapping[str, Game]:
+def games() -> Mapping[str, Game[Any]]:
     """Every registered game by id, in id order."""
     engines = (importlib.import_module(f"{__name__}.{package}").GAME for package in PACKAGES)
     return MappingProxyType({game.id: game for game in sorted(engines, key=lambda game: game.id)})
 
 
-def get_game(game_id: str) -> Game | None:
+def get_game(game_id: str) -> Game[Any] | None:
     """The game with this id, or ``None``."""
     return games().get(game_id)
