@@ -16,7 +16,34 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.engine import ActionType, Game, IllegalAction, InvalidOptions, Option, Rng, load_seed
+from service.engine import (
+    Action,
+    ActionType,
+    Event,
+    Game,
+    IllegalAction,
+    InvalidOptions,
+    Option,
+    Outcome,
+    Rng,
+    State,
+    View,
+    load_seed,
+)
+from service.games.halunken_und_spelunken.state import (
+    HalunkenState,
+    Movement,
+    Pending,
+    Piece,
+    StealPending,
+    Step,
+    black_jack_space,
+    captain_space,
+    current_auction,
+    current_reveal,
+    pending_decision,
+    upgrade_state,
+)
 
 GAME_ID = "halunken-und-spelunken"
 INTRO, STANDARD, TWO = "introductory", "standard", "two-player"
@@ -38,6 +65,13 @@ def _card_colour(card: str) -> str:
 def _card_key(card: str) -> tuple[int, int]:
     """Order of pirate cards for the start cards: value, then colour (yellow > green > purple > red)."""
     return (_card_value(card), _data()["colour_rank"].index(_card_colour(card)))
+
+
+def _start_card(state: HalunkenState, seat: int) -> str:
+    """The card ``seat`` took when placing its captain (every tavern has cards at set-up)."""
+    card = state["start_cards"][seat]
+    assert card is not None, f"seat {seat} has no start card yet"
+    return card
 
 
 def score_collection(cards: list[str]) -> dict[str, Any]:
@@ -68,7 +102,7 @@ _SPACE = {"type": "integer", "minimum": 0, "maximum": 13}
 _MOVEMENT = {"type": ["integer", "string"], "enum": [1, 2, 3, 4, 5, 6, 7, "rum"]}
 
 
-class HalunkenUndSpelunken(Game):
+class HalunkenUndSpelunken(Game[HalunkenState]):
     id = GAME_ID
     title = "Halunken und Spelunken"
     min_players = 2
@@ -143,14 +177,14 @@ class HalunkenUndSpelunken(Game):
 
     # -- set-up --------------------------------------------------------------------------
 
-    def setup(self, players: int, options: dict[str, Any], rng: Rng) -> dict[str, Any]:
+    def setup(self, players: int, options: dict[str, Any], rng: Rng) -> HalunkenState:
         data = _data()
         variant = options["variant"]
         deck = [f"{colour}-{v}" for colour, values in data["pirates"].items() for v in values]
         rng.shuffle(deck)
         per = data["cards_per_tavern"]
         taverns = [deck[i * per : (i + 1) * per] for i in range(data["spaces"])]
-        bj_deck: list[Any] = []
+        bj_deck: list[Movement] = []
         if variant == STANDARD:
             bj_deck = list(data["black_jack_movement"])
         elif variant == TWO:
@@ -164,16 +198,16 @@ class HalunkenUndSpelunken(Game):
             "placer": 0,
             "taverns_open": False,
             "taverns": taverns,
-            "pos": [None] * players,
-            "bj": None,
+            "captains": [None] * players,
+            "black_jack": None,
             "collections": [[] for _ in range(players)],
             "start_cards": [None] * players,
             "hands": [list(data["captain_movement"]) for _ in range(players)],
             "played": [[] for _ in range(players)],
             "commits": [None] * players,
-            "bj_commit": None,
-            "bj_deck": bj_deck,
-            "bj_used": [],
+            "black_jack_commit": None,
+            "black_jack_deck": bj_deck,
+            "black_jack_used": [],
             "harbour": [],
             "controller": None,
             "last_controller": None,
@@ -183,27 +217,31 @@ class HalunkenUndSpelunken(Game):
             "pending": None,
         }
 
+    def upgrade_state(self, stored: State) -> HalunkenState:
+        """States stored with the first, terse keys read with today's (:mod:`.state`)."""
+        return upgrade_state(stored)
+
     # -- whose turn ----------------------------------------------------------------------
 
-    def to_act(self, state: dict[str, Any]) -> list[int]:
+    def to_act(self, state: HalunkenState) -> list[int]:
         phase = state["phase"]
-        if phase == "place_captain":
+        if phase == "place_captain" and state["placer"] is not None:
             return [state["placer"]]
         if phase == "place_black_jack":
             return [self._lowest_start(state)]
         if phase == "auction":
-            return [state["auction"]["turn"]]
+            return [current_auction(state)["turn"]]
         if phase == "choose":
             seats = [s for s in range(state["players"]) if state["commits"][s] is None]
             c = state["controller"]
-            if state["variant"] == TWO and c is not None and state["bj_commit"] is None and c not in seats:
+            if state["variant"] == TWO and c is not None and state["black_jack_commit"] is None and c not in seats:
                 seats = sorted(seats + [c])
             return seats
         if phase == "resolve" and state["pending"] is not None:
             return [state["pending"]["seat"]]
         return []
 
-    def legal_actions(self, state: dict[str, Any], seat: int) -> list[dict[str, Any]]:
+    def legal_actions(self, state: HalunkenState, seat: int) -> list[Action]:
         if seat not in self.to_act(state):
             return []
         phase = state["phase"]
@@ -214,79 +252,76 @@ class HalunkenUndSpelunken(Game):
         if phase == "auction":
             return [{"type": "pass"}] + [{"type": "bid", "card": c} for c in self._biddable(state, seat)]
         if phase == "choose":
-            out: list[dict[str, Any]] = []
+            out: list[Action] = []
             if state["commits"][seat] is None:
                 out += [{"type": "play", "card": c} for c in state["hands"][seat]]
-            if state["variant"] == TWO and seat == state["controller"] and state["bj_commit"] is None:
-                out += [{"type": "play_black_jack", "card": c} for c in self._sorted_moves(state["bj_deck"])]
+            if state["variant"] == TWO and seat == state["controller"] and state["black_jack_commit"] is None:
+                out += [{"type": "play_black_jack", "card": c} for c in self._sorted_moves(state["black_jack_deck"])]
             return out
         return self._pending_actions(state)
 
-    def _pending_actions(self, state: dict[str, Any]) -> list[dict[str, Any]]:
-        p = state["pending"]
-        kind = p["kind"]
-        if kind == "rum":
+    def _pending_actions(self, state: HalunkenState) -> list[Action]:
+        p = pending_decision(state)
+        if p["kind"] == "rum":
             return [{"type": "rum", "value": v} for v in range(1, 8) if v not in p["forbidden"]]
-        if kind == "steal":
-            thefts = [{"type": "steal", "card": c} for c in state["collections"][p["victim"]]]
+        if p["kind"] == "steal":
+            thefts: list[Action] = [{"type": "steal", "card": c} for c in state["collections"][p["victim"]]]
             return thefts + [{"type": "decline"}] if p.get("optional") and thefts else thefts
-        if kind == "black_jack_step":
+        if p["kind"] == "black_jack_step":
             return [{"type": "move_black_jack", "space": s} for s in p["spaces"]]
-        if kind == "give":
+        if p["kind"] == "give":
             return [{"type": "give", "card": c} for c in state["collections"][p["seat"]]]
-        # kind == "harbour": take a harbour card, or (two-player) rob the controller instead
-        out = [{"type": "take_harbour", "card": c} for c in state["harbour"]]
-        if p.get("victim") is not None:
+        # a harbour card, or (two-player) a card robbed from the controller instead
+        out: list[Action] = [{"type": "take_harbour", "card": c} for c in state["harbour"]]
+        if p["victim"] is not None:
             out += [{"type": "steal", "card": c} for c in state["collections"][p["victim"]]]
         return out
 
     # -- helpers -------------------------------------------------------------------------
 
     @staticmethod
-    def _sorted_moves(cards: list[Any]) -> list[Any]:
+    def _sorted_moves(cards: list[Movement]) -> list[Movement]:
         return sorted(cards, key=lambda c: 99 if c == "rum" else c)
 
-    def _free_spaces(self, state: dict[str, Any], ignore: int | None = None) -> list[int]:
-        taken = {p for i, p in enumerate(state["pos"]) if p is not None and i != ignore}
-        if state["bj"] is not None:
-            taken.add(state["bj"])
+    def _free_spaces(self, state: HalunkenState, ignore: int | None = None) -> list[int]:
+        taken = {p for i, p in enumerate(state["captains"]) if p is not None and i != ignore}
+        if state["black_jack"] is not None:
+            taken.add(state["black_jack"])
         return [s for s in range(_data()["spaces"]) if s not in taken]
 
-    def _next_free(self, state: dict[str, Any], start: int, ignore: int | None = None, bj_counts: bool = True) -> int:
+    def _next_free(self, state: HalunkenState, start: int, ignore: int | None = None, bj_counts: bool = True) -> int:
         """The first free space clockwise after ``start``."""
         n = _data()["spaces"]
-        taken = {p for i, p in enumerate(state["pos"]) if p is not None and i != ignore}
-        if bj_counts and state["bj"] is not None:
-            taken.add(state["bj"])
+        taken = {p for i, p in enumerate(state["captains"]) if p is not None and i != ignore}
+        if bj_counts and state["black_jack"] is not None:
+            taken.add(state["black_jack"])
         for k in range(1, n + 1):
             s = (start + k) % n
             if s not in taken:
                 return s
         raise AssertionError("no free space")  # pragma: no cover - at most 5 pieces on 14 spaces
 
-    def _captain_at(self, state: dict[str, Any], space: int, ignore: int | None = None) -> int | None:
-        for i, p in enumerate(state["pos"]):
+    def _captain_at(self, state: HalunkenState, space: int, ignore: int | None = None) -> int | None:
+        for i, p in enumerate(state["captains"]):
             if p == space and i != ignore:
                 return i
         return None
 
-    def _lowest_start(self, state: dict[str, Any]) -> int:
-        cards = state["start_cards"]
-        return min(range(state["players"]), key=lambda s: _card_key(cards[s]))
+    def _lowest_start(self, state: HalunkenState) -> int:
+        return min(range(state["players"]), key=lambda s: _card_key(_start_card(state, s)))
 
-    def _highest_start(self, state: dict[str, Any]) -> int:
-        cards = state["start_cards"]
-        return max(range(state["players"]), key=lambda s: _card_key(cards[s]))
+    def _highest_start(self, state: HalunkenState) -> int:
+        return max(range(state["players"]), key=lambda s: _card_key(_start_card(state, s)))
 
-    def _biddable(self, state: dict[str, Any], seat: int) -> list[str]:
-        high = state["auction"]["high_card"]
+    def _biddable(self, state: HalunkenState, seat: int) -> list[str]:
+        high = current_auction(state)["high_card"]
         floor = -1 if high is None else _card_value(high)
         two = state["variant"] == TWO
         cards = [c for c in state["collections"][seat] if _card_value(c) > floor or (two and _card_value(c) == floor)]
         return sorted(cards, key=_card_key)
 
     @staticmethod
-    def _take_tavern(state: dict[str, Any], seat: int, space: int, events: list[dict[str, Any]]) -> None:
+    def _take_tavern(state: HalunkenState, seat: int, space: int, events: list[Event]) -> None:
         stack = state["taverns"][space]
         if not stack:
             events.append({"type": "tavern_empty", "seat": seat, "space": space})
@@ -305,13 +340,13 @@ class HalunkenUndSpelunken(Game):
 
     # -- perform -------------------------------------------------------------------------
 
-    def perform(self, state: dict[str, Any], seat: int, action: dict[str, Any], rng: Rng):
-        events: list[dict[str, Any]] = []
+    def perform(self, state: HalunkenState, seat: int, action: Action, rng: Rng) -> tuple[HalunkenState, list[Event]]:
+        events: list[Event] = []
         kind = action["type"]
         if kind == "place_captain":
             self._place_captain(state, seat, action["space"], events)
         elif kind == "place_black_jack":
-            state["bj"] = action["space"]
+            state["black_jack"] = action["space"]
             events.append({"type": "black_jack_placed", "seat": seat, "space": action["space"]})
             self._start_round(state, events)
         elif kind in ("bid", "pass"):
@@ -321,7 +356,7 @@ class HalunkenUndSpelunken(Game):
             events.append({"type": "committed", "seat": seat})
             self._maybe_reveal(state, events)
         elif kind == "play_black_jack":
-            state["bj_commit"] = action["card"]
+            state["black_jack_commit"] = action["card"]
             events.append({"type": "committed_black_jack", "seat": seat})
             self._maybe_reveal(state, events)
         else:
@@ -330,8 +365,8 @@ class HalunkenUndSpelunken(Game):
             self._run(state, events, rng)
         return state, events
 
-    def _place_captain(self, state, seat, space, events) -> None:
-        state["pos"][seat] = space
+    def _place_captain(self, state: HalunkenState, seat: int, space: int, events: list[Event]) -> None:
+        state["captains"][seat] = space
         events.append({"type": "captain_placed", "seat": seat, "space": space})
         stack = state["taverns"][space]
         if stack:
@@ -350,11 +385,11 @@ class HalunkenUndSpelunken(Game):
         else:
             state["phase"] = "place_black_jack"
 
-    def _start_round(self, state, events) -> None:
+    def _start_round(self, state: HalunkenState, events: list[Event]) -> None:
         state["round"] += 1
         state["controller"] = None
         state["commits"] = [None] * state["players"]
-        state["bj_commit"] = None
+        state["black_jack_commit"] = None
         state["reveal"] = None
         events.append({"type": "round_started", "round": state["round"]})
         if state["variant"] == INTRO:
@@ -372,8 +407,8 @@ class HalunkenUndSpelunken(Game):
             "out": [False] * state["players"],
         }
 
-    def _auction_step(self, state, seat, action, events) -> None:
-        a = state["auction"]
+    def _auction_step(self, state: HalunkenState, seat: int, action: Action, events: list[Event]) -> None:
+        a = current_auction(state)
         n = state["players"]
         if action["type"] == "bid":
             a["high_card"], a["high_seat"] = action["card"], seat
@@ -391,9 +426,8 @@ class HalunkenUndSpelunken(Game):
                     break
             a["turn"] = t
             return
-        winner = a["high_seat"]
-        if winner is not None:
-            card = a["high_card"]
+        winner, card = a["high_seat"], a["high_card"]
+        if winner is not None and card is not None:
             state["collections"][winner].remove(card)
             state["harbour"].append(card)
             state["controller"] = winner
@@ -403,32 +437,36 @@ class HalunkenUndSpelunken(Game):
             events.append({"type": "auction_no_bids"})
         state["phase"] = "choose"
 
-    def _maybe_reveal(self, state, events) -> None:
+    def _maybe_reveal(self, state: HalunkenState, events: list[Event]) -> None:
         if any(c is None for c in state["commits"]):
             return
         two = state["variant"] == TWO
-        if two and state["controller"] is not None and state["bj_commit"] is None:
+        if two and state["controller"] is not None and state["black_jack_commit"] is None:
             return
-        cards: dict[str, Any] = {}
+        cards: dict[Piece, Movement] = {}
         for s, card in enumerate(state["commits"]):
+            assert card is not None, "every seat has committed"
             state["hands"][s].remove(card)
             state["played"][s].append(card)
             cards[str(s)] = card
         if two:
-            if state["controller"] is not None:
-                bj_card = state["bj_commit"]
-                state["bj_deck"].remove(bj_card)
+            committed = state["black_jack_commit"]
+            if committed is not None:  # the controller chose it
+                bj_card = committed
+                state["black_jack_deck"].remove(bj_card)
             else:
-                bj_card = state["bj_deck"].pop(0)
-            state["bj_used"].append(bj_card)
+                bj_card = state["black_jack_deck"].pop(0)
+            state["black_jack_used"].append(bj_card)
             cards[BJ] = bj_card
         state["commits"] = [None] * state["players"]
-        state["bj_commit"] = None
+        state["black_jack_commit"] = None
         counts: dict[str, int] = {}
         for c in cards.values():
             counts[str(c)] = counts.get(str(c), 0) + 1
         cancelled = [k for k, c in cards.items() if counts[str(c)] > 1]
-        values = {k: (None if c == "rum" else c) for k, c in cards.items() if k not in cancelled}
+        values: dict[Piece, int | None] = {
+            k: (c if isinstance(c, int) else None) for k, c in cards.items() if k not in cancelled
+        }
         state["reveal"] = {"cards": cards, "cancelled": cancelled, "values": values}
         events.append({"type": "revealed", "cards": cards, "cancelled": cancelled})
         state["phase"] = "resolve"
@@ -436,7 +474,7 @@ class HalunkenUndSpelunken(Game):
         rum = [k for k, c in cards.items() if c == "rum" and k not in cancelled]
         if rum:
             key = rum[0]
-            forbidden = sorted({c for k, c in cards.items() if k != key and c != "rum"})
+            forbidden = sorted({c for k, c in cards.items() if k != key and isinstance(c, int)})
             decider = state["controller"] if key == BJ else int(key)
             if decider is None:  # the unowned Black Jack drew the Rum: lowest value still free
                 value = min(v for v in range(1, 8) if v not in forbidden)
@@ -447,7 +485,7 @@ class HalunkenUndSpelunken(Game):
 
     # -- the resolution queue --------------------------------------------------------------
 
-    def _set_pending(self, state, pending, events) -> None:
+    def _set_pending(self, state: HalunkenState, pending: Pending, events: list[Event]) -> None:
         """Ask for a decision, or resolve it at once when there is no choice."""
         state["pending"] = pending
         options = self._pending_actions(state)
@@ -456,54 +494,55 @@ class HalunkenUndSpelunken(Game):
         elif len(options) == 1:
             self._resolve_pending(state, pending["seat"], options[0], events)
 
-    def _run(self, state, events, rng) -> None:
+    def _run(self, state: HalunkenState, events: list[Event], rng: Rng) -> None:
         while state["pending"] is None and state["phase"] == "resolve":
             if not state["queue"]:
                 raise AssertionError("resolution queue ran dry")  # pragma: no cover
             op = state["queue"].pop(0)
             getattr(self, "_op_" + op["op"])(state, op, events)
 
-    def _op_order(self, state, op, events) -> None:
-        r = state["reveal"]
-        queue: list[dict[str, Any]] = []
+    def _op_order(self, state: HalunkenState, op: Step, events: list[Event]) -> None:
+        r = current_reveal(state)
+        queue: list[Step] = []
         for key in r["cancelled"]:
             if key != BJ:
                 queue.append({"op": "stay", "seat": int(key)})
-        movers = sorted(r["values"].items(), key=lambda kv: kv[1])
-        for key, value in movers:
+        steps = {key: value for key, value in r["values"].items() if value is not None}  # every Rum has its value
+        for key, value in sorted(steps.items(), key=lambda kv: kv[1]):
             queue.append({"op": "move", "piece": key, "steps": value})
         if state["variant"] == STANDARD:
             queue.append({"op": "black_jack_turn"})
         queue.append({"op": "end_round"})
         state["queue"] = queue
 
-    def _op_stay(self, state, op, events) -> None:
+    def _op_stay(self, state: HalunkenState, op: Step, events: list[Event]) -> None:
         seat = op["seat"]
-        events.append({"type": "stayed", "seat": seat, "space": state["pos"][seat]})
-        self._take_tavern(state, seat, state["pos"][seat], events)
+        space = captain_space(state, seat)
+        events.append({"type": "stayed", "seat": seat, "space": space})
+        self._take_tavern(state, seat, space, events)
 
-    def _op_move(self, state, op, events) -> None:
+    def _op_move(self, state: HalunkenState, op: Step, events: list[Event]) -> None:
         if op["piece"] == BJ:
             self._move_black_jack(state, op["steps"], events)
             return
         seat = int(op["piece"])
         n = _data()["spaces"]
-        start = state["pos"][seat]
+        start = captain_space(state, seat)
         dest = (start + op["steps"]) % n
-        state["pos"][seat] = dest
+        state["captains"][seat] = dest
         events.append(
             {"type": "captain_moved", "seat": seat, "from_space": start, "to_space": dest, "steps": op["steps"]}
         )
         self._take_tavern(state, seat, dest, events)
-        landing: list[dict[str, Any]] = []
+        landing: list[Step] = []
         other = self._captain_at(state, dest, ignore=seat)
         if other is not None:
             landing += [{"op": "rob_landing", "seat": seat, "victim": other}, {"op": "push", "seat": other}]
-        if state["bj"] == dest:  # alone, or still beside a captain it could not leave
+        if state["black_jack"] == dest:  # alone, or still beside a captain it could not leave
             landing += [{"op": "land_on_black_jack", "seat": seat}, {"op": "push_black_jack", "seat": seat}]
         state["queue"][0:0] = landing
 
-    def _op_rob_landing(self, state, op, events) -> None:
+    def _op_rob_landing(self, state: HalunkenState, op: Step, events: list[Event]) -> None:
         thief, victim = op["seat"], op["victim"]
         cols = state["collections"]
         if len(cols[thief]) <= len(cols[victim]) and cols[victim]:
@@ -518,26 +557,24 @@ class HalunkenUndSpelunken(Game):
                 }
             )
 
-    def _op_push(self, state, op, events) -> None:
+    def _op_push(self, state: HalunkenState, op: Step, events: list[Event]) -> None:
         seat = op["seat"]
-        start = state["pos"][seat]
+        start = captain_space(state, seat)
         dest = self._next_free(state, start, ignore=seat)
-        state["pos"][seat] = dest
+        state["captains"][seat] = dest
         events.append({"type": "captain_pushed", "seat": seat, "from_space": start, "to_space": dest})
 
-    def _op_land_on_black_jack(self, state, op, events) -> None:
+    def _op_land_on_black_jack(self, state: HalunkenState, op: Step, events: list[Event]) -> None:
         seat = op["seat"]
-        pending: dict[str, Any] = {"kind": "harbour", "seat": seat, "victim": None}
         c = state["controller"]
         cols = state["collections"]
-        if state["variant"] == TWO and c is not None and c != seat and cols[c] and len(cols[seat]) <= len(cols[c]):
-            pending["victim"] = c
-        self._set_pending(state, pending, events)
+        robs = state["variant"] == TWO and c is not None and c != seat and cols[c] and len(cols[seat]) <= len(cols[c])
+        self._set_pending(state, {"kind": "harbour", "seat": seat, "victim": c if robs else None}, events)
 
-    def _op_push_black_jack(self, state, op, events) -> None:
+    def _op_push_black_jack(self, state: HalunkenState, op: Step, events: list[Event]) -> None:
         """ "Infine, Black Jack viene spostato in uno spazio libero adiacente": one space either
         way, the captain who landed choosing when both are free; with neither free it stays."""
-        start = state["bj"]
+        start = black_jack_space(state)
         n = _data()["spaces"]
         beside = sorted({(start - 1) % n, (start + 1) % n})
         free = [s for s in beside if self._captain_at(state, s) is None]
@@ -546,18 +583,19 @@ class HalunkenUndSpelunken(Game):
             return
         self._set_pending(state, {"kind": "black_jack_step", "seat": op["seat"], "spaces": free}, events)
 
-    def _op_black_jack_turn(self, state, op, events) -> None:
-        card = state["bj_deck"].pop(0)
-        state["bj_used"].append(card)
+    def _op_black_jack_turn(self, state: HalunkenState, op: Step, events: list[Event]) -> None:
+        card = state["black_jack_deck"].pop(0)
+        assert isinstance(card, int), "Black Jack's deck of the standard game holds no Rum"
+        state["black_jack_used"].append(card)
         events.append({"type": "black_jack_card", "card": card, "controller": state["controller"]})
         self._move_black_jack(state, card, events)
 
-    def _move_black_jack(self, state, steps: int, events) -> None:
+    def _move_black_jack(self, state: HalunkenState, steps: int, events: list[Event]) -> None:
         """Black Jack's move of ``steps`` spaces clockwise, on to the first free space when it
         ends on a captain, then its thefts: from every captain it overtakes (standard game),
         or from the captain on the space where its move ended (two-player variant)."""
         n = _data()["spaces"]
-        start = state["bj"]
+        start = black_jack_space(state)
         overtaken: list[int] = []
         space = start
         for k in range(steps):
@@ -570,7 +608,7 @@ class HalunkenUndSpelunken(Game):
             overtaken.append(who)
             space = (space + 1) % n
             who = self._captain_at(state, space)
-        state["bj"] = space
+        state["black_jack"] = space
         c = state["controller"]
         events.append(
             {
@@ -583,13 +621,14 @@ class HalunkenUndSpelunken(Game):
                 "controller": c,
             }
         )
+        victims: list[int]
         if state["variant"] == TWO:
             victims = [] if ended_on is None or ended_on == c else [ended_on]
         else:
             victims = [v for v in overtaken if v != c]
         state["queue"][0:0] = [{"op": "rob_black_jack", "victim": v} for v in victims]
 
-    def _op_rob_black_jack(self, state, op, events) -> None:
+    def _op_rob_black_jack(self, state: HalunkenState, op: Step, events: list[Event]) -> None:
         victim = op["victim"]
         cols = state["collections"]
         c = state["controller"]
@@ -599,7 +638,7 @@ class HalunkenUndSpelunken(Game):
         if c is None:
             self._set_pending(state, {"kind": "give", "seat": victim}, events)
         elif len(cols[c]) <= len(cols[victim]):
-            pending = {"kind": "steal", "seat": c, "victim": victim}
+            pending: StealPending = {"kind": "steal", "seat": c, "victim": victim}
             if state["variant"] == TWO:  # "egli può rubare una carta all'avversario"
                 pending["optional"] = True
             self._set_pending(state, pending, events)
@@ -613,7 +652,7 @@ class HalunkenUndSpelunken(Game):
                 }
             )
 
-    def _op_end_round(self, state, op, events) -> None:
+    def _op_end_round(self, state: HalunkenState, op: Step, events: list[Event]) -> None:
         state["reveal"] = None
         if state["round"] >= _data()["rounds"]:
             state["phase"] = "over"
@@ -622,13 +661,13 @@ class HalunkenUndSpelunken(Game):
             return
         self._start_round(state, events)
 
-    def _resolve_pending(self, state, seat, action, events) -> None:
-        p = state["pending"]
+    def _resolve_pending(self, state: HalunkenState, seat: int, action: Action, events: list[Event]) -> None:
+        p = pending_decision(state)
         state["pending"] = None
         kind = action["type"]
         cols = state["collections"]
-        if kind == "rum":
-            state["reveal"]["values"][p["piece"]] = action["value"]
+        if kind == "rum" and p["kind"] == "rum":
+            current_reveal(state)["values"][p["piece"]] = action["value"]
             events.append(
                 {
                     "type": "rum_value",
@@ -637,18 +676,24 @@ class HalunkenUndSpelunken(Game):
                     "value": action["value"],
                 }
             )
-        elif kind == "steal":
+        elif kind == "steal" and p["kind"] in ("steal", "harbour"):
             victim = p["victim"]
+            assert victim is not None, "a theft has a victim"
             cols[victim].remove(action["card"])
             cols[seat].append(action["card"])
             events.append({"type": "stole", "seat": seat, "victim": victim, "card": action["card"]})
-        elif kind == "decline":
+        elif kind == "decline" and p["kind"] == "steal":
             events.append({"type": "theft_declined", "seat": seat, "victim": p["victim"]})
         elif kind == "move_black_jack":
             events.append(
-                {"type": "black_jack_pushed", "seat": seat, "from_space": state["bj"], "to_space": action["space"]}
+                {
+                    "type": "black_jack_pushed",
+                    "seat": seat,
+                    "from_space": state["black_jack"],
+                    "to_space": action["space"],
+                }
             )
-            state["bj"] = action["space"]
+            state["black_jack"] = action["space"]
         elif kind == "give":
             cols[seat].remove(action["card"])
             state["harbour"].append(action["card"])
@@ -660,7 +705,7 @@ class HalunkenUndSpelunken(Game):
 
     # -- views, outcome, history -----------------------------------------------------------
 
-    def view(self, state: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    def view(self, state: HalunkenState, seat: int | None) -> View:
         open_ = state["taverns_open"]
         taverns = [
             {"space": i, "top": (t[0] if t and open_ else None), "cards": len(t)}
@@ -674,8 +719,8 @@ class HalunkenUndSpelunken(Game):
             "rounds": _data()["rounds"],
             "phase": state["phase"],
             "to_act": self.to_act(state),
-            "captains": list(state["pos"]),
-            "black_jack": state["bj"],
+            "captains": list(state["captains"]),
+            "black_jack": state["black_jack"],
             "taverns": taverns,
             "collections": [list(c) for c in state["collections"]],
             "card_counts": [len(c) for c in state["collections"]],
@@ -696,12 +741,12 @@ class HalunkenUndSpelunken(Game):
             "pending": None,
         }
         if state["variant"] != INTRO:
-            bj: dict[str, Any] = {"cards": len(state["bj_deck"]), "used": list(state["bj_used"])}
+            bj: dict[str, Any] = {"cards": len(state["black_jack_deck"]), "used": list(state["black_jack_used"])}
             if state["variant"] == TWO:
                 # the two-player deck's contents are public (its 8 cards are known and used ones are
                 # revealed); a committed card stays in it until the reveal, so nothing leaks.
-                bj["remaining"] = self._sorted_moves(state["bj_deck"])
-                bj["committed"] = state["bj_commit"] is not None
+                bj["remaining"] = self._sorted_moves(state["black_jack_deck"])
+                bj["committed"] = state["black_jack_commit"] is not None
             v["black_jack_deck"] = bj
         if state["auction"] is not None and state["phase"] == "auction":
             v["auction"] = dict(state["auction"], out=list(state["auction"]["out"]))
@@ -713,10 +758,10 @@ class HalunkenUndSpelunken(Game):
             v["hand"] = self._sorted_moves(state["hands"][seat])
             v["my_commit"] = state["commits"][seat]
             if state["variant"] == TWO and seat == state["controller"]:
-                v["my_black_jack_commit"] = state["bj_commit"]
+                v["my_black_jack_commit"] = state["black_jack_commit"]
         return v
 
-    def outcome(self, state: dict[str, Any]):
+    def outcome(self, state: HalunkenState) -> Outcome | None:
         if state["phase"] != "over":
             return None
         details = [score_collection(c) for c in state["collections"]]
@@ -730,20 +775,20 @@ class HalunkenUndSpelunken(Game):
             "detail": {"seats": details, "end_reason": "eight_rounds_played"},
         }
 
-    def redact_action(self, action: dict[str, Any], actor: int, viewer: int | None) -> dict[str, Any]:
+    def redact_action(self, action: Action, actor: int, viewer: int | None) -> Action:
         if action.get("type") in ("play", "play_black_jack") and viewer != actor:
             return {"type": action["type"], "card": None}
         return action
 
     # -- reasons ---------------------------------------------------------------------------
 
-    def check(self, state: dict[str, Any], seat: int, action: dict[str, Any]) -> None:
+    def check(self, state: HalunkenState, seat: int, action: Action) -> None:
         super().check(state, seat, action)
         # Python's True == 1 and 1.0 == 1 must not sneak a boolean or float into the state
         if any(type(v) in (bool, float) for v in action.values()):
             raise IllegalAction("bad_action", "Card values and spaces are JSON integers or strings.")
 
-    def explain(self, state: dict[str, Any], seat: int, action: dict[str, Any]) -> IllegalAction:
+    def explain(self, state: HalunkenState, seat: int, action: Action) -> IllegalAction:
         kind = action.get("type")
         phase = state["phase"]
         expected = {
@@ -786,7 +831,7 @@ class HalunkenUndSpelunken(Game):
                 return IllegalAction(
                     "not_controller", "Only Black Jack's controller in the two-player variant chooses its card."
                 )
-            if state["bj_commit"] is not None:
+            if state["black_jack_commit"] is not None:
                 return IllegalAction("already_committed", "Black Jack's card is already committed this round.")
             return IllegalAction("card_not_in_deck", "That card is no longer in Black Jack's deck.")
         if kind == "rum":

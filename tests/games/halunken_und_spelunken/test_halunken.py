@@ -47,8 +47,8 @@ def crafted(
         placer=None,
         taverns_open=True,
         taverns=[[f"yellow-{100 + s}", f"red-{200 + s}"] for s in range(14)],
-        pos=list(pos),
-        bj=bj,
+        captains=list(pos),
+        black_jack=bj,
         collections=[list(c) for c in collections],
         start_cards=[c[0] if c else "red-4" for c in collections],
         controller=controller,
@@ -57,7 +57,7 @@ def crafted(
         auction=None,
     )
     if bj_deck is not None:
-        state["bj_deck"] = list(bj_deck)
+        state["black_jack_deck"] = list(bj_deck)
     return state
 
 
@@ -118,7 +118,7 @@ def test_setup_deck_taverns_and_hidden_tops() -> None:
     assert colours == {"red": 9, "purple": 10, "green": 11, "yellow": 12}
     view = GAME.view(state, 0)
     assert all(t["top"] is None for t in view["taverns"]), "taverns are face down while captains are placed"
-    assert len(state["bj_deck"]) == 12
+    assert len(state["black_jack_deck"]) == 12
 
 
 def test_setup_placement_start_cards_black_jack_and_auction_starter() -> None:
@@ -138,14 +138,14 @@ def test_setup_placement_start_cards_black_jack_and_auction_starter() -> None:
     assert all(t["top"] is not None for t in GAME.view(state, 0)["taverns"])
     assert {"type": "place_black_jack", "space": 1} not in GAME.legal_actions(state, 2)
     act(state, 2, {"type": "place_black_jack", "space": 5})
-    assert state["bj"] == 5 and state["phase"] == "auction" and GAME.to_act(state) == [0]
+    assert state["black_jack"] == 5 and state["phase"] == "auction" and GAME.to_act(state) == [0]
 
 
 def test_introductory_game_has_no_black_jack_and_no_auction() -> None:
     state = GAME.setup(3, GAME.resolve_options(3, {"variant": "introductory"}), Rng(b"s"))
     for seat in range(3):
         act(state, seat, {"type": "place_captain", "space": seat * 3})
-    assert state["phase"] == "choose" and state["bj"] is None and state["bj_deck"] == []
+    assert state["phase"] == "choose" and state["black_jack"] is None and state["black_jack_deck"] == []
     assert GAME.to_act(state) == [0, 1, 2]
     assert "black_jack_deck" not in GAME.view(state, 0)
 
@@ -175,7 +175,7 @@ def test_lowest_card_moves_first_and_takes_the_tavern_card() -> None:
     events = play_all(state, {0: 3, 1: 1, 2: 2})
     moved = of_type(events, "captain_moved")
     assert [e["seat"] for e in moved] == [1, 2, 0]
-    assert state["pos"] == [3, 5, 10]
+    assert state["captains"] == [3, 5, 10]
     assert state["collections"][1] == ["red-5", "yellow-105"]
     assert state["taverns"][5] == ["red-205"], "the next card of the tavern is turned face up"
     assert state["played"] == [[3], [1], [2]] and 3 not in state["hands"][0]
@@ -188,7 +188,7 @@ def test_equal_cards_cancel_and_those_captains_stay_and_take_first() -> None:
     assert set(of_type(events, "revealed")[0]["cancelled"]) == {"0", "1", "2", "3"}
     stays = of_type(events, "stayed")
     assert [e["seat"] for e in stays] == [0, 1, 2, 3]
-    assert state["pos"] == [0, 4, 8, 11]
+    assert state["captains"] == [0, 4, 8, 11]
     assert state["collections"][0] == ["red-4", "yellow-100"]
     first_take = next(i for i, e in enumerate(events) if e["type"] == "took_tavern_card")
     assert first_take > next(i for i, e in enumerate(events) if e["type"] == "revealed")
@@ -214,7 +214,7 @@ def test_rum_takes_a_value_no_opponent_revealed() -> None:
     assert info.value.code == "rum_value_taken"
     events = act(state, 0, {"type": "rum", "value": 3})
     assert [e["seat"] for e in of_type(events, "captain_moved")] == [1, 0, 2]
-    assert state["pos"][0] == 3
+    assert state["captains"][0] == 3
 
 
 # -- landing on an occupied space ------------------------------------------------------------
@@ -227,7 +227,7 @@ def test_landing_on_a_captain_with_more_cards_takes_no_card_but_still_pushes() -
     # card, seat 2 holds 1: no theft; seat 2 is pushed to 5.
     # seat 0 then (3): 0 -> 3, free. seat 2 (5): 5 -> 10.
     assert state["collections"][2] == ["red-6", "yellow-110"]
-    assert state["pos"] == [3, 4, 10]
+    assert state["captains"] == [3, 4, 10]
 
 
 def test_newcomer_steals_a_card_of_its_choice_and_occupant_goes_to_next_free_space() -> None:
@@ -403,14 +403,14 @@ def test_unowned_black_jack_robs_everyone_it_passes_and_each_victim_chooses() ->
     assert GAME.to_act(state) == [1]
     act(state, 1, {"type": "give", "card": "red-6"})
     assert state["harbour"] == ["yellow-105", "red-6"]
-    assert state["bj"] == 8 and state["round"] == 2
+    assert state["black_jack"] == 8 and state["round"] == 2
 
 
 def test_standard_game_ends_after_eight_rounds_with_four_black_jack_cards_unused() -> None:
     playout = random_playout(GAME, 3, {"variant": "standard"}, seed=11, probe_illegal=False)
     state = playout.state
     assert state["round"] == 8 and state["phase"] == "over"
-    assert len(state["bj_deck"]) == 4 and len(state["bj_used"]) == 8
+    assert len(state["black_jack_deck"]) == 4 and len(state["black_jack_used"]) == 8
     assert all(h == [] for h in state["hands"]) and all(len(p) == 8 for p in state["played"])
     outcome = GAME.outcome(state)
     assert outcome["scores"] == [score_collection(c)["score"] for c in state["collections"]]
@@ -433,9 +433,9 @@ def test_two_player_controller_chooses_both_cards_and_equal_cards_keep_both_stil
     assert GAME.redact_action({"type": "play_black_jack", "card": 5}, 0, 1)["card"] is None
     events = play_all(state, {0: 5, 1: 2})
     assert set(of_type(events, "revealed")[0]["cancelled"]) == {"0", "bj"}
-    assert state["pos"][0] == 0 and state["bj"] == 3
+    assert state["captains"][0] == 0 and state["black_jack"] == 3
     assert state["collections"][0] == ["red-4", "yellow-100"]
-    assert 5 not in state["bj_deck"] and state["bj_used"] == [5]
+    assert 5 not in state["black_jack_deck"] and state["black_jack_used"] == [5]
 
 
 def test_two_player_black_jack_moves_in_card_order_and_robs_the_opponent() -> None:
@@ -448,7 +448,7 @@ def test_two_player_black_jack_moves_in_card_order_and_robs_the_opponent() -> No
     # ended its move on the opponent (2 cards): 2 <= 2, the controller may rob it (optional)
     order = [e["type"] for e in events if e["type"] in ("captain_moved", "black_jack_moved")]
     assert order == ["captain_moved", "black_jack_moved"]
-    assert state["bj"] == 6
+    assert state["black_jack"] == 6
     assert state["pending"] == {"kind": "steal", "seat": 0, "victim": 1, "optional": True}
     events = act(state, 0, {"type": "steal", "card": "red-6"})
     assert of_type(events, "captain_moved")[0]["seat"] == 1, "then the highest card moves"
@@ -484,7 +484,7 @@ def test_two_player_unowned_black_jack_draws_after_both_committed() -> None:
     assert all(a["type"] == "play" for a in GAME.legal_actions(state, 0))
     events = play_all(state, {0: 1, 1: 2})
     assert of_type(events, "revealed")[0]["cards"]["bj"] == 4
-    assert state["bj_used"] == [4] and len(state["bj_deck"]) == 7
+    assert state["black_jack_used"] == [4] and len(state["black_jack_deck"]) == 7
 
 
 # -- options ---------------------------------------------------------------------------------
@@ -516,7 +516,7 @@ def test_option_two_player() -> None:
     with pytest.raises(InvalidOptions):
         GAME.resolve_options(2, {"variant": "solo"})
     state = GAME.setup(2, GAME.resolve_options(2, {}), Rng(b"s"))
-    assert sorted(state["bj_deck"], key=str) == sorted([1, 2, 3, 4, 5, 6, 7, "rum"], key=str)
+    assert sorted(state["black_jack_deck"], key=str) == sorted([1, 2, 3, 4, 5, 6, 7, "rum"], key=str)
 
 
 def test_players_out_of_range() -> None:
@@ -546,11 +546,11 @@ def _hide_differently(state: dict[str, Any], viewer: int | None, chooser: random
             choices = [c for c in other["hands"][seat] if c != card]
             if choices:
                 other["commits"][seat] = chooser.choice(choices)
-    if other["bj_commit"] is not None and viewer != other["controller"]:
-        choices = [c for c in other["bj_deck"] if c != other["bj_commit"]]
+    if other["black_jack_commit"] is not None and viewer != other["controller"]:
+        choices = [c for c in other["black_jack_deck"] if c != other["black_jack_commit"]]
         if choices:
-            other["bj_commit"] = chooser.choice(choices)
-    chooser.shuffle(other["bj_deck"])
+            other["black_jack_commit"] = chooser.choice(choices)
+    chooser.shuffle(other["black_jack_deck"])
     start = 1 if other["taverns_open"] else 0
     hidden = [c for t in other["taverns"] for c in t[start:]]
     chooser.shuffle(hidden)

@@ -69,8 +69,8 @@ def test_with_both_spaces_beside_black_jack_free_the_captain_who_landed_chooses(
     step = first(random_steps(players, variant, range(200)), waiting_for_black_jack_step)
     state = step.after
     lander = state["pending"]["seat"]
-    bj = state["bj"]
-    assert state["pos"][lander] == bj, "the captain ended its move on Black Jack's space"
+    bj = state["black_jack"]
+    assert state["captains"][lander] == bj, "the captain ended its move on Black Jack's space"
     assert GAME.to_act(state) == [lander]
     legal = GAME.legal_actions(state, lander)
     assert {a["space"] for a in legal} == beside(bj) and {a["type"] for a in legal} == {"move_black_jack"}
@@ -80,7 +80,7 @@ def test_with_both_spaces_beside_black_jack_free_the_captain_who_landed_chooses(
     assert info.value.code == "space_not_beside_black_jack"
     counter_clockwise = (bj - 1) % SPACES
     _, events = GAME.apply(state, lander, {"type": "move_black_jack", "space": counter_clockwise}, Rng(b"x"))
-    assert state["bj"] == counter_clockwise
+    assert state["black_jack"] == counter_clockwise
     assert of_type(events, "black_jack_pushed")[0] == {
         "type": "black_jack_pushed",
         "seat": lander,
@@ -96,7 +96,7 @@ def test_with_one_space_beside_it_free_black_jack_goes_there_even_against_the_cl
     def pushed_back_past_an_occupied_clockwise_space(step: Step) -> bool:
         for e in of_type(step.events, "black_jack_pushed"):
             ahead = (e["from_space"] + 1) % SPACES
-            if e["to_space"] == (e["from_space"] - 1) % SPACES and ahead in step.after["pos"]:
+            if e["to_space"] == (e["from_space"] - 1) % SPACES and ahead in step.after["captains"]:
                 return step.action["type"] != "move_black_jack"  # no choice: the engine moved it
         return False
 
@@ -112,7 +112,7 @@ def test_with_no_free_space_beside_it_black_jack_stays_and_never_jumps() -> None
     stays = of_type(step.events, "black_jack_stays")[0]
     space = stays["space"]
     at_stay = step.events.index(stays)
-    pos = list(step.before["pos"])
+    pos = list(step.before["captains"])
     for e in step.events[:at_stay]:
         if e["type"] in ("captain_moved", "captain_pushed"):
             pos[e["seat"]] = e["to_space"]
@@ -130,7 +130,7 @@ def test_black_jack_is_only_ever_pushed_to_a_free_space_beside_it(players: int, 
             assert e["to_space"] in beside(e["from_space"])
         if waiting_for_black_jack_step(step):
             pending = step.after["pending"]
-            free = {s for s in beside(step.after["bj"]) if s not in step.after["pos"]}
+            free = {s for s in beside(step.after["black_jack"]) if s not in step.after["captains"]}
             assert set(pending["spaces"]) == free and len(free) == 2
     assert pushes
 
@@ -226,4 +226,4 @@ def test_movement_order_is_lowest_first_then_ascending() -> None:
     assert [(e["seat"], e["steps"]) for e in moved] == [(1, 1), (3, 3), (2, 5), (0, 7)], (
         "1, 3, 5, 7 — not 1, then 7, 5, 3 as a literal 'decrescente' would give"
     )
-    assert state["pos"] == [7, 4, 11, 12]
+    assert state["captains"] == [7, 4, 11, 12]
