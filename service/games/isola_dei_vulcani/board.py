@@ -11,6 +11,7 @@ craters of a generated map go is decided in ``faults``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -147,7 +148,12 @@ def _frontier(land: set[tuple[int, int]]) -> list[tuple[int, int]]:
     return sorted(out)
 
 
-def _fits(tile: dict[str, Any], target: tuple[int, int], land: set[tuple[int, int]]):
+Cell = tuple[int, int]
+Placing = tuple[Cell, int, list[Cell]]
+"""Where a tile goes: its first hex, its rotation and the cells it covers."""
+
+
+def _fits(tile: dict[str, Any], target: Cell, land: set[Cell]) -> list[Placing]:
     """Every (at, rotation, cells) placing the tile without overlap so that it covers ``target``."""
     out = []
     for rot in range(6):
@@ -161,12 +167,14 @@ def _fits(tile: dict[str, Any], target: tuple[int, int], land: set[tuple[int, in
     return out
 
 
-def _attach(rng: Rng, tile, land, to: set[tuple[int, int]], groups=None):
+def _attach(
+    rng: Rng, tile: dict[str, Any], land: set[Cell], to: set[Cell], groups: list[set[Cell]] | None = None
+) -> Placing | None:
     """A random placement of ``tile`` touching ``to`` without overlapping ``land``.
 
     With ``groups`` (cells of placed tiles), placements touching two of them are preferred.
     """
-    options = []
+    options: list[Placing] = []
     seen = set()
     for f in _frontier(to):
         if f in land:
@@ -191,7 +199,7 @@ def generate_map(rng: Rng) -> list[dict[str, Any]] | None:
     land: set[tuple[int, int]] = set()
     cells_of: dict[int, list[tuple[int, int]]] = {}
 
-    def put(t: int, at, rot, cells) -> None:
+    def put(t: int, at: Cell, rot: int, cells: list[Cell]) -> None:
         placements.append({"tile": t, "at": [at[0], at[1]], "rotation": rot})
         land.update(cells)
         cells_of[t] = cells
@@ -279,7 +287,7 @@ def choose_bays(hexes: dict[str, Any], players: int, rng: Rng) -> list[list[str]
     return bays
 
 
-def render(hexes: dict[str, Any], label=None) -> str:
+def render(hexes: dict[str, Any], label: Callable[[str, dict[str, Any]], str] | None = None) -> str:
     """An ASCII drawing of a map (pointy-top hexes, each row shifted half a hex).
 
     ``label(key, hex)`` gives each hex's 2-character text (default: ``Vn`` for volcano n,

@@ -23,9 +23,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.engine import ActionType, Game, IllegalAction, Option, Rng, load_seed
+from service.engine import Action, ActionType, Event, Game, IllegalAction, Option, Outcome, Rng, State, View, load_seed
 from service.games.isola_dei_vulcani import board as B
 from service.games.isola_dei_vulcani import faults as F
+from service.games.isola_dei_vulcani.state import (
+    PIECES,
+    Decision,
+    IsolaState,
+    Piece,
+    Seat,
+    Step,
+    pieces_on,
+    prayer_decision,
+    rescue_decision,
+    upgrade_state,
+)
 
 GAME_ID = B.GAME_ID
 HEX = {"type": "string", "pattern": "^-?[0-9]+,-?[0-9]+$"}
@@ -54,7 +66,15 @@ def moai_groups(where: list[str]) -> list[list[str]]:
     return groups
 
 
-class IsolaDeiVulcani(Game):
+def _back_to_supply(seat: Seat, piece: Piece) -> None:
+    """A village or Moai leaves the board (lava, a sinking) and returns to its owner."""
+    if piece == "village":
+        seat["villages_in_supply"] += 1
+    else:
+        seat["moai_in_supply"] += 1
+
+
+class IsolaDeiVulcani(Game[IsolaState]):
     id = GAME_ID
     title = "L'Isola dei Vulcani"
     min_players = 2
@@ -133,7 +153,7 @@ class IsolaDeiVulcani(Game):
 
     # -- set-up ---------------------------------------------------------------------------
 
-    def setup(self, players: int, options: dict[str, Any], rng: Rng) -> dict[str, Any]:
+    def setup(self, players: int, options: dict[str, Any], rng: Rng) -> IsolaState:
         rules = _rules()
         mode = options.get("setup", "standard")
         if mode == "advanced":
@@ -149,7 +169,7 @@ class IsolaDeiVulcani(Game):
                 "volcano": h["volcano"],
                 "lava": self.starts_with_lava(built, k),
                 "villages": [],
-                "moai": [],
+                "lying_moai": [],
                 "colonists": [0] * players,
             }
         lava_on_board = sum(1 for h in hexes.values() if h["lava"])
@@ -169,39 +189,39 @@ class IsolaDeiVulcani(Game):
             "placements": placements,
             "hexes": hexes,
             "volcanoes": built["volcanoes"],
-            "geysers": [dict(g, sunk=False) for g in built["geysers"]],
+            "geysers": [{"hex": g["hex"], "dir": g["dir"], "moai": g["moai"], "sunk": False} for g in built["geysers"]],
             "cracks": [],
-            "pile": pile,
+            "volcano_tokens": pile,
             "supply": {
                 "lava": rules["lava_tiles"] - lava_on_board,
                 "cracks": rules["crack_tiles"],
                 "prayer": rules["prayer_tokens"],
             },
-            "pl": [
+            "seats": [
                 {
-                    "villages": per["villages"],
-                    "colonists": per["colonists"] - 1,
-                    "moai": per["moai"],
-                    "prayer": 0,
+                    "villages_in_supply": per["villages"],
+                    "colonists_in_supply": per["colonists"] - 1,
+                    "moai_in_supply": per["moai"],
+                    "prayer_tokens": 0,
                     "score": 0,
-                    "boat": 1,
-                    "bay": bays[s],
+                    "colonists_on_boat": 1,
+                    "landing_bay": bays[s],
                 }
                 for s in range(players)
             ],
-            "first": first,
+            "first_player": first,
             "current": first,
             "round": 1,
-            "ap": rules["action_points"],
-            "bought_prayer": False,
-            "created": {},
+            "action_points": rules["action_points"],
+            "prayer_bought_this_turn": False,
+            "created_this_turn": {},
             "queue": [],
             "decision": None,
-            "double_armed": False,
+            "double_eruption_armed": False,
             "final_round": False,
             "end_reason": None,
             "over": False,
-            "final": None,
+            "final_breakdown": None,
             "last_roll": None,
         }
 
@@ -216,9 +236,13 @@ class IsolaDeiVulcani(Game):
         own = board["volcanoes"].get(str(cell["tile"]))
         return own is None or own in B.neighbours(k)
 
+    def upgrade_state(self, stored: State) -> IsolaState:
+        """States stored with the first, terse keys read with today's (:mod:`.state`)."""
+        return upgrade_state(stored)
+
     # -- whose decision -------------------------------------------------------------------
 
-    def to_act(self, state: dict[str, Any]) -> list[int]:
+    def to_act(self, state: IsolaState) -> list[int]:
         if state["over"]:
             return []
         d = state["decision"]
@@ -228,7 +252,7 @@ class IsolaDeiVulcani(Game):
 
     # -- legal actions --------------------------------------------------------------------
 
-    def legal_actions(self, state: dict[str, Any], seat: int) -> list[dict[str, Any]]:
+    def legal_actions(self, state: IsolaState, seat: int) -> list[Action]:
         if state["over"]:
             return []
         d = state["decision"]
@@ -242,14 +266,14 @@ class IsolaDeiVulcani(Game):
             return []
         return self._turn_actions(state, seat)
 
-    def _turn_actions(self, state: dict[str, Any], p: int) -> list[dict[str, Any]]:
+    def _turn_actions(self, state: IsolaState, p: int) -> list[Action]:
         out: list[dict[str, Any]] = []
-        ap = state["ap"]
-        me = state["pl"][p]
+        ap = state["action_points"]
+        me = state["seats"][p]
         hexes = state["hexes"]
         if ap >= 1:
             cracks = set(state["cracks"])
-            if me["boat"] > 0:
+            if me["colonists_on_boat"] > 0:
                 for b in self._landing(state, p):
                     out.append({"type": "move", "from": "boat", "to": b})
             free_geysers: dict[str, list[int]] = {}
@@ -259,7 +283,7 @@ class IsolaDeiVulcani(Game):
             for k, h in hexes.items():
                 if h["colonists"][p] <= 0:
                     continue
-                own_moai = p in h["moai"]
+                own_moai = p in h["lying_moai"]
                 for n in B.neighbours(k):
                     nh = hexes.get(n)
                     if nh is None or B.edge(k, n) in cracks:
@@ -268,66 +292,65 @@ class IsolaDeiVulcani(Game):
                     if own_moai and nh["volcano"] is None:
                         out.append({"type": "move_moai", "from": k, "to": n})
                 if h["lava"]:
-                    if me["moai"] > 0:
+                    if me["moai_in_supply"] > 0:
                         out.append({"type": "carve", "hex": k})
-                    if ap >= 2 and me["villages"] > 0:
+                    if ap >= 2 and me["villages_in_supply"] > 0:
                         out.append({"type": "build", "hex": k})
-                if p in h["villages"] and me["colonists"] > 0:
+                if p in h["villages"] and me["colonists_in_supply"] > 0:
                     tile = h["tile"]
-                    if state["created"].get(str(tile), 0) < self._villages_in_tile(state, tile, p):
+                    if state["created_this_turn"].get(str(tile), 0) < self._villages_in_tile(state, tile, p):
                         out.append({"type": "create", "hex": k})
                 if own_moai:
                     for i in free_geysers.get(k, ()):
                         out.append({"type": "erect", "geyser": i})
-            if not state["bought_prayer"] and state["supply"]["prayer"] > 0 and ap >= 1 + me["prayer"]:
+            if not state["prayer_bought_this_turn"] and state["supply"]["prayer"] > 0 and ap >= 1 + me["prayer_tokens"]:
                 out.append({"type": "buy_prayer"})
         if self._enclosed_parts(state):
             out.append({"type": "claim_sinking"})
         out.append({"type": "end_turn"})
         return out
 
-    def _prayer_actions(self, state: dict[str, Any], seat: int) -> list[dict[str, Any]]:
-        d = state["decision"]
-        if state["pl"][seat]["prayer"] <= 0:
+    def _prayer_actions(self, state: IsolaState, seat: int) -> list[Action]:
+        d = prayer_decision(state)
+        if state["seats"][seat]["prayer_tokens"] <= 0:
             return []
-        out = []
+        out: list[Action] = []
         for h in d["targets"]:
             cell = state["hexes"][h]
-            for piece, field in (("village", "villages"), ("moai", "moai")):
-                for owner in sorted(set(cell[field])):
+            for piece in PIECES:
+                for owner in sorted(set(pieces_on(cell, piece))):
                     if self._unsaved(state, h, piece, owner) > 0:
                         out.append({"type": "pray", "hex": h, "piece": piece, "owner": owner})
         return out
 
-    def _unsaved(self, state: dict[str, Any], h: str, piece: str, owner: int) -> int:
+    def _unsaved(self, state: IsolaState, h: str, piece: Piece, owner: int) -> int:
         """How many of ``owner``'s pieces of this kind on ``h`` no prayer has saved yet."""
-        field = "villages" if piece == "village" else "moai"
-        have = state["hexes"][h][field].count(owner)
-        saved = sum(1 for s in state["decision"]["saved"] if s == [h, piece, owner])
+        have = pieces_on(state["hexes"][h], piece).count(owner)
+        saved = sum(1 for s in prayer_decision(state)["saved"] if s == [h, piece, owner])
         return have - saved
 
-    def _landing(self, state: dict[str, Any], p: int) -> list[str]:
+    def _landing(self, state: IsolaState, p: int) -> list[str]:
         hexes = state["hexes"]
-        bay = [b for b in state["pl"][p]["bay"] if b in hexes and hexes[b]["volcano"] is None]
+        bay = [b for b in state["seats"][p]["landing_bay"] if b in hexes and hexes[b]["volcano"] is None]
         return bay or B.coast_hexes(hexes)
 
     @staticmethod
-    def _villages_in_tile(state: dict[str, Any], tile: int, p: int) -> int:
+    def _villages_in_tile(state: IsolaState, tile: int, p: int) -> int:
         return sum(h["villages"].count(p) for h in state["hexes"].values() if h["tile"] == tile)
 
     # -- performing -----------------------------------------------------------------------
 
-    def perform(self, state, seat, action, rng):
-        events: list[dict[str, Any]] = []
+    def perform(self, state: IsolaState, seat: int, action: Action, rng: Rng) -> tuple[IsolaState, list[Event]]:
+        events: list[Event] = []
         t = action["type"]
-        state["double_armed"] = True
+        state["double_eruption_armed"] = True
         if t == "pray":
             self._do_pray(state, seat, action, events)
         elif t == "accept_loss":
-            state["decision"]["waiting"].remove(seat)
+            prayer_decision(state)["waiting"].remove(seat)
             self._close_prayer_if_done(state, events)
         elif t in ("rescue", "abandon"):
-            d = state["decision"]
+            d = rescue_decision(state)
             d["moves"][str(seat)] = action["to"] if t == "rescue" else None
             d["waiting"].remove(seat)
             if d["stage"] == "actor":
@@ -337,7 +360,7 @@ class IsolaDeiVulcani(Game):
                 state["decision"] = None
                 self._sink_part(state, d["part"], d["moves"], d["actor"], d["late"], events)
         elif t == "end_turn":
-            state["double_armed"] = False
+            state["double_eruption_armed"] = False
             self._end_turn(state, seat, events)
         elif t == "claim_sinking":
             self._claim_sinking(state, seat, rng, events)
@@ -346,66 +369,66 @@ class IsolaDeiVulcani(Game):
         self._settle(state, rng, events)
         return state, events
 
-    def _do_turn_action(self, state, p, action, events) -> None:
+    def _do_turn_action(self, state: IsolaState, p: int, action: Action, events: list[Event]) -> None:
         t = action["type"]
         hexes = state["hexes"]
-        me = state["pl"][p]
+        me = state["seats"][p]
         if t == "move":
             src, dst = action["from"], action["to"]
             if src == "boat":
-                me["boat"] -= 1
+                me["colonists_on_boat"] -= 1
             else:
                 hexes[src]["colonists"][p] -= 1
             hexes[dst]["colonists"][p] += 1
-            state["ap"] -= 1
+            state["action_points"] -= 1
             events.append({"type": "moved", "seat": p, "from": src, "dest": dst})
         elif t == "move_moai":
             src, dst = action["from"], action["to"]
             hexes[src]["colonists"][p] -= 1
-            hexes[src]["moai"].remove(p)
+            hexes[src]["lying_moai"].remove(p)
             hexes[dst]["colonists"][p] += 1
-            hexes[dst]["moai"].append(p)
-            state["ap"] -= 1
+            hexes[dst]["lying_moai"].append(p)
+            state["action_points"] -= 1
             events.append({"type": "moved_moai", "seat": p, "from": src, "dest": dst})
         elif t == "build":
             h = hexes[action["hex"]]
             h["lava"] = False
             state["supply"]["lava"] += 1
             h["villages"].append(p)
-            me["villages"] -= 1
+            me["villages_in_supply"] -= 1
             pts = _rules()["scoring"]["village_built"]
             me["score"] += pts
-            state["ap"] -= 2
+            state["action_points"] -= 2
             events.append({"type": "built", "seat": p, "hex": action["hex"], "points": pts})
         elif t == "create":
             h = hexes[action["hex"]]
             h["colonists"][p] += 1
-            me["colonists"] -= 1
+            me["colonists_in_supply"] -= 1
             tile = str(h["tile"])
-            state["created"][tile] = state["created"].get(tile, 0) + 1
-            state["ap"] -= 1
+            state["created_this_turn"][tile] = state["created_this_turn"].get(tile, 0) + 1
+            state["action_points"] -= 1
             events.append({"type": "created", "seat": p, "hex": action["hex"]})
         elif t == "carve":
             h = hexes[action["hex"]]
             h["lava"] = False
             state["supply"]["lava"] += 1
-            h["moai"].append(p)
-            me["moai"] -= 1
-            state["ap"] -= 1
+            h["lying_moai"].append(p)
+            me["moai_in_supply"] -= 1
+            state["action_points"] -= 1
             events.append({"type": "carved", "seat": p, "hex": action["hex"]})
         elif t == "buy_prayer":
-            cost = 1 + me["prayer"]
-            state["ap"] -= cost
-            me["prayer"] += 1
+            cost = 1 + me["prayer_tokens"]
+            state["action_points"] -= cost
+            me["prayer_tokens"] += 1
             state["supply"]["prayer"] -= 1
-            state["bought_prayer"] = True
+            state["prayer_bought_this_turn"] = True
             events.append({"type": "prayer_bought", "seat": p, "cost": cost})
         elif t == "erect":
             gi = action["geyser"]
             g = state["geysers"][gi]
-            hexes[g["hex"]]["moai"].remove(p)
+            hexes[g["hex"]]["lying_moai"].remove(p)
             g["moai"] = p
-            state["ap"] -= 1
+            state["action_points"] -= 1
             crack = None
             other = B.step(g["hex"], g["dir"])
             if other in hexes:
@@ -416,54 +439,55 @@ class IsolaDeiVulcani(Game):
                     state["supply"]["cracks"] -= 1
                     crack = e
             events.append({"type": "erected", "seat": p, "geyser": gi, "hex": g["hex"], "crack": crack})
-            state["queue"] = [{"s": "roll"}, {"s": "score", "seat": p, "g": gi}, {"s": "sink"}] + state["queue"]
+            follow_up: list[Step] = [{"step": "roll"}, {"step": "score", "seat": p, "geyser": gi}, {"step": "sink"}]
+            state["queue"] = follow_up + state["queue"]
 
     # -- the follow-up queue ----------------------------------------------------------------
 
-    def _settle(self, state, rng: Rng, events) -> None:
+    def _settle(self, state: IsolaState, rng: Rng, events: list[Event]) -> None:
         while True:
             while state["decision"] is None and state["queue"] and not state["over"]:
                 st = state["queue"].pop(0)
-                kind = st["s"]
+                kind = st["step"]
                 if kind == "roll":
                     self._roll(state, rng, events)
                 elif kind == "erupt":
-                    self._erupt(state, st["v"], events)
+                    self._erupt(state, st["volcano"], events)
                 elif kind == "score":
-                    self._score_moai(state, st["seat"], st["g"], events)
+                    self._score_moai(state, st["seat"], st["geyser"], events)
                 elif kind == "sink":
                     self._check_sink(state, rng, events, late=False, actor=state["current"])
             if state["decision"] is not None or state["over"] or state["queue"]:
                 return
-            if not state["double_armed"]:
+            if not state["double_eruption_armed"]:
                 return
-            state["double_armed"] = False
-            if any(h["lava"] for h in state["hexes"].values()) or not state["pile"]:
+            state["double_eruption_armed"] = False
+            if any(h["lava"] for h in state["hexes"].values()) or not state["volcano_tokens"]:
                 return
             drawn = self._draw(state, rng, 2)
             events.append({"type": "double_eruption", "volcanoes": drawn})
-            state["queue"].extend({"s": "erupt", "v": v} for v in drawn)
+            state["queue"].extend({"step": "erupt", "volcano": v} for v in drawn)
 
-    def _draw(self, state, rng: Rng, n: int) -> list[int]:
+    def _draw(self, state: IsolaState, rng: Rng, n: int) -> list[int]:
         """Draw ``n`` volcano tokens at random, note them, and return them to the pile."""
-        pile = state["pile"]
+        pile = state["volcano_tokens"]
         rng.shuffle(pile)
         drawn = pile[:n]
         rng.shuffle(pile)
         return drawn
 
-    def _roll(self, state, rng: Rng, events) -> None:
+    def _roll(self, state: IsolaState, rng: Rng, events: list[Event]) -> None:
         faces = _rules()["die"]
         face = faces[rng.below(len(faces))]
         state["last_roll"] = face
-        if face != "volcano" or not state["pile"]:
+        if face != "volcano" or not state["volcano_tokens"]:
             events.append({"type": "die", "face": face, "volcano": None})
             return
         v = self._draw(state, rng, 1)[0]
         events.append({"type": "die", "face": face, "volcano": v})
-        state["queue"].insert(0, {"s": "erupt", "v": v})
+        state["queue"].insert(0, {"step": "erupt", "volcano": v})
 
-    def lava_targets(self, state, v: int) -> list[str]:
+    def lava_targets(self, state: IsolaState, v: int) -> list[str]:
         """The first hex without lava in each of the six directions from volcano ``v``."""
         hexes = state["hexes"]
         vk = state["volcanoes"].get(str(v))
@@ -483,13 +507,13 @@ class IsolaDeiVulcani(Game):
                 k += 1
         return out[: max(0, state["supply"]["lava"])]
 
-    def _erupt(self, state, v: int, events) -> None:
+    def _erupt(self, state: IsolaState, v: int, events: list[Event]) -> None:
         targets = self.lava_targets(state, v)
         events.append({"type": "eruption", "volcano": v, "lava": targets})
         hexes = state["hexes"]
         # A prayer token saves "a Moai or a village", anyone's: every holder may answer.
-        threatened = any(hexes[h]["villages"] or hexes[h]["moai"] for h in targets)
-        waiting = [s for s in range(state["players"]) if threatened and state["pl"][s]["prayer"] > 0]
+        threatened = any(hexes[h]["villages"] or hexes[h]["lying_moai"] for h in targets)
+        waiting = [s for s in range(state["players"]) if threatened and state["seats"][s]["prayer_tokens"] > 0]
         if waiting:
             state["decision"] = {
                 "kind": "prayer",
@@ -501,10 +525,10 @@ class IsolaDeiVulcani(Game):
         else:
             self._apply_lava(state, targets, [], events)
 
-    def _do_pray(self, state, seat, action, events) -> None:
-        d = state["decision"]
+    def _do_pray(self, state: IsolaState, seat: int, action: Action, events: list[Event]) -> None:
+        d = prayer_decision(state)
         d["saved"].append([action["hex"], action["piece"], action["owner"]])
-        state["pl"][seat]["prayer"] -= 1
+        state["seats"][seat]["prayer_tokens"] -= 1
         events.append(
             {"type": "prayed", "seat": seat, "hex": action["hex"], "piece": action["piece"], "owner": action["owner"]}
         )
@@ -512,33 +536,34 @@ class IsolaDeiVulcani(Game):
         d["waiting"] = [s for s in d["waiting"] if self._prayer_actions(state, s)]
         self._close_prayer_if_done(state, events)
 
-    def _close_prayer_if_done(self, state, events) -> None:
-        d = state["decision"]
+    def _close_prayer_if_done(self, state: IsolaState, events: list[Event]) -> None:
+        d = prayer_decision(state)
         if d["waiting"]:
             return
         state["decision"] = None
         self._apply_lava(state, d["targets"], d["saved"], events)
 
-    def _apply_lava(self, state, targets, saved, events) -> None:
+    def _apply_lava(self, state: IsolaState, targets: list[str], saved: list[list[Any]], events: list[Event]) -> None:
         hexes = state["hexes"]
         for h in targets:
             cell = hexes[h]
             destroyed = []
-            for field, piece in (("villages", "village"), ("moai", "moai")):
+            for piece in PIECES:
                 keep: list[int] = []
-                for s in cell[field]:
+                on_hex = pieces_on(cell, piece)
+                for s in on_hex:
                     if [h, piece, s] in saved and keep.count(s) < saved.count([h, piece, s]):
                         keep.append(s)
                     else:
-                        state["pl"][s][field] += 1
+                        _back_to_supply(state["seats"][s], piece)
                         destroyed.append({"seat": s, "piece": piece})
-                cell[field] = keep
+                on_hex[:] = keep
             cell["lava"] = True
             state["supply"]["lava"] -= 1
             if destroyed:
                 events.append({"type": "destroyed", "hex": h, "pieces": destroyed})
 
-    def moai_points(self, state, p: int, gi: int) -> int:
+    def moai_points(self, state: IsolaState, p: int, gi: int) -> int:
         """Points for seat ``p`` having erected the Moai on geyser ``gi`` (area = its tile)."""
         hexes = state["hexes"]
         tile = hexes[state["geysers"][gi]["hex"]]["tile"]
@@ -548,17 +573,17 @@ class IsolaDeiVulcani(Game):
         moai = sum(1 for g in state["geysers"] if not g["sunk"] and g["moai"] == p and hexes[g["hex"]]["tile"] == tile)
         return moai * villages
 
-    def _score_moai(self, state, p: int, gi: int, events) -> None:
+    def _score_moai(self, state: IsolaState, p: int, gi: int, events: list[Event]) -> None:
         g = state["geysers"][gi]
         if g["sunk"] or g["hex"] not in state["hexes"]:
             return
         pts = self.moai_points(state, p, gi)
-        state["pl"][p]["score"] += pts
+        state["seats"][p]["score"] += pts
         events.append({"type": "moai_points", "seat": p, "geyser": gi, "points": pts})
 
     # -- sinking --------------------------------------------------------------------------
 
-    def components(self, state) -> list[list[str]]:
+    def components(self, state: IsolaState) -> list[list[str]]:
         """The parts of the island: hexes connected across edges without a crack."""
         hexes = state["hexes"]
         cracks = set(state["cracks"])
@@ -580,7 +605,7 @@ class IsolaDeiVulcani(Game):
             parts.append(sorted(part))
         return parts
 
-    def _enclosed_parts(self, state) -> bool:
+    def _enclosed_parts(self, state: IsolaState) -> bool:
         """Whether some part of the island is enclosed (cached per island shape and cracks)."""
         if not state["cracks"] or state["decision"] is not None:
             return False
@@ -592,11 +617,11 @@ class IsolaDeiVulcani(Game):
             found = _ENCLOSED[sig] = len(self.components(state)) > 1
         return found
 
-    def _sinking_part(self, state, parts, rng: Rng, events) -> list[str]:
+    def _sinking_part(self, state: IsolaState, parts: list[list[str]], rng: Rng, events: list[Event]) -> list[str]:
         """The rulebook's choice: fewest hexes, then fewest volcanoes, then a drawn token."""
         hexes = state["hexes"]
 
-        def volcanoes(part):
+        def volcanoes(part: list[str]) -> int:
             return sum(1 for k in part if hexes[k]["volcano"] is not None)
 
         fewest = min(len(p) for p in parts)
@@ -607,16 +632,16 @@ class IsolaDeiVulcani(Game):
         if len(cands) == 1:
             return cands[0]
         where = {hexes[k]["volcano"]: i for i, p in enumerate(cands) for k in p if hexes[k]["volcano"]}
-        pile = [v for v in state["pile"] if v in where]
+        pile = [v for v in state["volcano_tokens"] if v in where]
         if pile:
-            rng.shuffle(state["pile"])
-            v = next(v for v in state["pile"] if v in where)
-            rng.shuffle(state["pile"])
+            rng.shuffle(state["volcano_tokens"])
+            v = next(v for v in state["volcano_tokens"] if v in where)
+            rng.shuffle(state["volcano_tokens"])
             events.append({"type": "sinking_draw", "volcano": v})
             return cands[where[v]]
         return cands[rng.below(len(cands))]
 
-    def _check_sink(self, state, rng: Rng, events, *, late: bool, actor: int) -> None:
+    def _check_sink(self, state: IsolaState, rng: Rng, events: list[Event], *, late: bool, actor: int) -> None:
         parts = self.components(state)
         if len(parts) < 2:
             return
@@ -628,7 +653,7 @@ class IsolaDeiVulcani(Game):
         if targets:
             holders = [s for s in range(state["players"]) if any(hexes[k]["colonists"][s] for k in part)]
         # Look again once this part is gone (several parts may be enclosed).
-        state["queue"].insert(0, {"s": "sink"})
+        state["queue"].insert(0, {"step": "sink"})
         events.append({"type": "sinking", "hexes": part, "late": late, "actor": actor})
         if holders:
             # "1. il giocatore di turno ... 2. gli altri giocatori": the acting player chooses
@@ -648,12 +673,20 @@ class IsolaDeiVulcani(Game):
         else:
             self._sink_part(state, part, {}, actor, late, events)
 
-    def _claim_sinking(self, state, seat, rng, events) -> None:
+    def _claim_sinking(self, state: IsolaState, seat: int, rng: Rng, events: list[Event]) -> None:
         self._check_sink(state, rng, events, late=True, actor=seat)
 
-    def _sink_part(self, state, part, moves, actor, late, events) -> None:
+    def _sink_part(
+        self,
+        state: IsolaState,
+        part: list[str],
+        moves: dict[str, str | None],
+        actor: int,
+        late: bool,
+        events: list[Event],
+    ) -> None:
         hexes = state["hexes"]
-        pl = state["pl"]
+        seats = state["seats"]
         pset = set(part)
         saved = []
         for s in range(state["players"]):
@@ -666,20 +699,20 @@ class IsolaDeiVulcani(Game):
                 keep = count if s == actor else 1
                 hexes[to]["colonists"][s] += keep
                 saved.append({"seat": s, "hex": to, "colonists": keep})
-            pl[s]["colonists"] += count - keep
+            seats[s]["colonists_in_supply"] += count - keep
         for k in part:
             cell = hexes[k]
             for s in cell["villages"]:
-                pl[s]["villages"] += 1
-            for s in cell["moai"]:
-                pl[s]["moai"] += 1
+                seats[s]["villages_in_supply"] += 1
+            for s in cell["lying_moai"]:
+                seats[s]["moai_in_supply"] += 1
             if cell["lava"]:
                 state["supply"]["lava"] += 1
         for g in state["geysers"]:
             if g["hex"] in pset and not g["sunk"]:
                 g["sunk"] = True
                 if g["moai"] is not None:
-                    pl[g["moai"]]["moai"] += 1
+                    seats[g["moai"]]["moai_in_supply"] += 1
                     g["moai"] = None
         state["cracks"] = [e for e in state["cracks"] if not any(h in pset for h in e.split("|"))]
         gone = []
@@ -687,11 +720,11 @@ class IsolaDeiVulcani(Game):
             if k in pset:
                 gone.append(int(v))
                 del state["volcanoes"][v]
-        state["pile"] = [v for v in state["pile"] if v not in gone]
+        state["volcano_tokens"] = [v for v in state["volcano_tokens"] if v not in gone]
         for k in part:
             del hexes[k]
         if late:
-            pl[actor]["score"] += _rules()["scoring"]["late_sinking"]
+            seats[actor]["score"] += _rules()["scoring"]["late_sinking"]
         events.append({"type": "sunk", "hexes": part, "volcanoes": sorted(gone), "saved": saved, "late": late})
         if len(state["volcanoes"]) <= 2 and not state["final_round"]:
             state["final_round"] = True
@@ -700,9 +733,9 @@ class IsolaDeiVulcani(Game):
 
     # -- turns and the end ----------------------------------------------------------------
 
-    def _end_turn(self, state, p, events) -> None:
+    def _end_turn(self, state: IsolaState, p: int, events: list[Event]) -> None:
         n = state["players"]
-        last = (state["first"] - 1) % n
+        last = (state["first_player"] - 1) % n
         events.append({"type": "turn_ended", "seat": p})
         if p == last:
             if state["final_round"] or state["round"] >= _rules()["max_rounds"]:
@@ -712,11 +745,11 @@ class IsolaDeiVulcani(Game):
                 return
             state["round"] += 1
         state["current"] = (p + 1) % n
-        state["ap"] = _rules()["action_points"]
-        state["bought_prayer"] = False
-        state["created"] = {}
+        state["action_points"] = _rules()["action_points"]
+        state["prayer_bought_this_turn"] = False
+        state["created_this_turn"] = {}
 
-    def final_breakdown(self, state) -> list[dict[str, int]]:
+    def final_breakdown(self, state: IsolaState) -> list[dict[str, int]]:
         sc = _rules()["scoring"]
         hexes = state["hexes"]
         out = []
@@ -724,20 +757,20 @@ class IsolaDeiVulcani(Game):
             villages = sum(h["villages"].count(s) for h in hexes.values())
             erected = [g["hex"] for g in state["geysers"] if not g["sunk"] and g["moai"] == s]
             colonists = sum(h["colonists"][s] for h in hexes.values())
-            moai = [k for k, h in hexes.items() for _ in range(h["moai"].count(s))] + erected
+            moai = [k for k, h in hexes.items() for _ in range(h["lying_moai"].count(s))] + erected
             adjacency = sc["final_moai_adjacent"] * sum(len(g) for g in moai_groups(moai) if len(g) >= 2)
             bonus = {
                 "villages": sc["final_village"] * villages,
                 "moai": sc["final_moai"] * len(moai),
                 "adjacent_moai": adjacency,
                 "colonists": sc["final_colonist"] * colonists,
-                "prayer_tokens": sc["final_prayer"] * state["pl"][s]["prayer"],
+                "prayer_tokens": sc["final_prayer"] * state["seats"][s]["prayer_tokens"],
             }
             out.append(
                 {
-                    "during_play": state["pl"][s]["score"],
+                    "during_play": state["seats"][s]["score"],
                     **bonus,
-                    "total": state["pl"][s]["score"] + sum(bonus.values()),
+                    "total": state["seats"][s]["score"] + sum(bonus.values()),
                     "colonists_on_board": colonists,
                     "villages_on_board": villages,
                     "moai_on_board": len(moai),
@@ -745,15 +778,16 @@ class IsolaDeiVulcani(Game):
             )
         return out
 
-    def _finish(self, state, events) -> None:
+    def _finish(self, state: IsolaState, events: list[Event]) -> None:
         state["over"] = True
-        state["final"] = self.final_breakdown(state)
-        events.append({"type": "game_over", "reason": state["end_reason"], "final": state["final"]})
+        state["final_breakdown"] = self.final_breakdown(state)
+        events.append({"type": "game_over", "reason": state["end_reason"], "final": state["final_breakdown"]})
 
-    def outcome(self, state):
+    def outcome(self, state: IsolaState) -> Outcome | None:
         if not state["over"]:
             return None
-        final = state["final"]
+        final = state["final_breakdown"]
+        assert final is not None, "a match that is over has its final scoring"
         keys = [(f["total"], f["colonists_on_board"], f["villages_on_board"], f["moai_on_board"]) for f in final]
         ranks = [1 + sum(1 for o in keys if o > k) for k in keys]
         return {
@@ -765,7 +799,7 @@ class IsolaDeiVulcani(Game):
 
     # -- views ----------------------------------------------------------------------------
 
-    def view(self, state, seat):
+    def view(self, state: IsolaState, seat: int | None) -> View:
         hexes = state["hexes"]
         return {
             "players": state["players"],
@@ -776,7 +810,7 @@ class IsolaDeiVulcani(Game):
                     "volcano": h["volcano"],
                     "lava": h["lava"],
                     "villages": sorted(h["villages"]),
-                    "lying_moai": sorted(h["moai"]),
+                    "lying_moai": sorted(h["lying_moai"]),
                     "colonists": list(h["colonists"]),
                 }
                 for k, h in sorted(hexes.items())
@@ -789,48 +823,54 @@ class IsolaDeiVulcani(Game):
                 if not g["sunk"]
             ],
             "cracks": list(state["cracks"]),
-            "volcano_tokens": sorted(state["pile"]),
+            "volcano_tokens": sorted(state["volcano_tokens"]),
             "supply": dict(state["supply"]),
             "players_info": [
                 {
                     "seat": s,
                     "score": p["score"],
-                    "prayer_tokens": p["prayer"],
-                    "supply": {"villages": p["villages"], "colonists": p["colonists"], "moai": p["moai"]},
-                    "boat": p["boat"],
-                    "landing_bay": list(p["bay"]),
+                    "prayer_tokens": p["prayer_tokens"],
+                    "supply": {
+                        "villages": p["villages_in_supply"],
+                        "colonists": p["colonists_in_supply"],
+                        "moai": p["moai_in_supply"],
+                    },
+                    "boat": p["colonists_on_boat"],
+                    "landing_bay": list(p["landing_bay"]),
                 }
-                for s, p in enumerate(state["pl"])
+                for s, p in enumerate(state["seats"])
             ],
-            "first_player": state["first"],
+            "first_player": state["first_player"],
             "current": state["current"],
             "round": state["round"],
-            "action_points": state["ap"],
-            "prayer_bought_this_turn": state["bought_prayer"],
-            "created_this_turn": dict(state["created"]),
+            "action_points": state["action_points"],
+            "prayer_bought_this_turn": state["prayer_bought_this_turn"],
+            "created_this_turn": dict(state["created_this_turn"]),
             "decision": self._decision_view(state["decision"], seat),
             "last_roll": state["last_roll"],
             "final_round": state["final_round"],
             "end_reason": state["end_reason"],
             "over": state["over"],
-            "final": state["final"],
+            "final": state["final_breakdown"],
             "you": seat,
         }
 
     @staticmethod
-    def _sunk(state: dict[str, Any]) -> dict[str, int]:
+    def _sunk(state: IsolaState) -> dict[str, int]:
         """The hexes that have sunk, by id, with their tiles: what a board drawing needs to show
         where the island was (public; rebuilt from the set-up's placements, not stored twice)."""
         hexes = state["hexes"]
         return {k: tile for k, tile in sorted(B.tile_of_hex(state["placements"]).items()) if k not in hexes}
 
     @staticmethod
-    def _decision_view(d: dict[str, Any] | None, seat: int | None) -> dict[str, Any] | None:
+    def _decision_view(d: Decision | None, seat: int | None) -> dict[str, Any] | None:
         """The open decision as ``seat`` may see it: a rescue shows the acting player's choice
         (final before the others choose) and the viewer's own, never another's pending one."""
-        if d is None or d["kind"] != "rescue":
-            return d
-        shown = {k: v for k, v in d.items() if k not in ("moves", "others")}
+        if d is None:
+            return None
+        if d["kind"] != "rescue":
+            return dict(d)
+        shown: dict[str, Any] = {k: v for k, v in d.items() if k not in ("moves", "others")}
         moves = d["moves"]
         actor = str(d["actor"])
         if actor in moves:
@@ -840,7 +880,7 @@ class IsolaDeiVulcani(Game):
         shown["answered"] = sorted(int(s) for s in moves)
         return shown
 
-    def redact_action(self, action: dict[str, Any], actor: int, viewer: int | None) -> dict[str, Any]:
+    def redact_action(self, action: Action, actor: int, viewer: int | None) -> Action:
         """Others' rescue choices stay hidden in the history: whether and where each seat saved
         a colonist shows in the ``sunk`` event (and, for the acting player, ``rescue_chosen``)."""
         if action.get("type") in ("rescue", "abandon") and viewer != actor:
@@ -849,12 +889,12 @@ class IsolaDeiVulcani(Game):
 
     # -- reasons --------------------------------------------------------------------------
 
-    def check(self, state, seat, action) -> None:
+    def check(self, state: IsolaState, seat: int, action: Action) -> None:
         super().check(state, seat, action)
         if any(isinstance(v, bool) for v in action.values()):
             raise IllegalAction("bad_action", "Action fields are strings and integers, never booleans.")
 
-    def explain(self, state, seat, action):
+    def explain(self, state: IsolaState, seat: int, action: Action) -> IllegalAction:
         def no(code: str, msg: str, rule: str) -> IllegalAction:
             return IllegalAction(code, msg, rule=rule)
 
@@ -868,11 +908,12 @@ class IsolaDeiVulcani(Game):
             if d["kind"] == "rescue" and t not in ("rescue", "abandon"):
                 return no("decision_pending", "Part of the island is sinking: 'rescue' or 'abandon'.", "sinking")
             if t == "pray":
-                if state["pl"][seat]["prayer"] <= 0:
+                if state["seats"][seat]["prayer_tokens"] <= 0:
                     return no("no_prayer_token", "You hold no prayer token.", "prayer tokens")
                 return no(
                     "nothing_to_save",
-                    "Prayer saves one village or lying Moai not yet saved, of the given owner, on a hex the lava is about to cover.",
+                    "Prayer saves one village or lying Moai not yet saved, of the given owner, "
+                    "on a hex the lava is about to cover.",
                     "eruption",
                 )
             if t == "rescue":
@@ -880,16 +921,16 @@ class IsolaDeiVulcani(Game):
             return super().explain(state, seat, action)
         if t in ("pray", "accept_loss", "rescue", "abandon"):
             return no("no_decision", "No eruption or sinking is waiting for a decision.", "turn order")
-        cost = {"build": 2, "buy_prayer": 1 + state["pl"][seat]["prayer"]}.get(t, 1)
-        if t != "end_turn" and t != "claim_sinking" and state["ap"] < cost:
+        cost = {"build": 2, "buy_prayer": 1 + state["seats"][seat]["prayer_tokens"]}.get(str(t), 1)
+        if t != "end_turn" and t != "claim_sinking" and state["action_points"] < cost:
             return no(
                 "not_enough_action_points",
-                f"'{t}' costs {cost} action point(s); {state['ap']} left this turn.",
+                f"'{t}' costs {cost} action point(s); {state['action_points']} left this turn.",
                 "action points",
             )
         hexes = state["hexes"]
         if t == "buy_prayer":
-            if state["bought_prayer"]:
+            if state["prayer_bought_this_turn"]:
                 return no("prayer_once_a_turn", "Only one prayer token may be taken per turn.", "prayer tokens")
             return no("no_prayer_token", "No prayer token is left in the supply.", "prayer tokens")
         if t in ("move", "move_moai"):
@@ -915,7 +956,7 @@ class IsolaDeiVulcani(Game):
             if t == "move_moai":
                 return no("no_moai", "You have no lying Moai on that hex to move.", "moving a Moai")
         if t in ("build", "carve", "create"):
-            h = hexes.get(action.get("hex"))
+            h = hexes.get(action.get("hex", ""))
             if h is None or h["colonists"][seat] <= 0:
                 return no("no_colonist", f"'{t}' needs one of your colonists on the hex.", t)
             if t in ("build", "carve") and not h["lava"]:

@@ -35,21 +35,21 @@ def crafted(
             "volcano": volcanoes.get(k),
             "lava": k in lava,
             "villages": [],
-            "moai": [],
+            "lying_moai": [],
             "colonists": [0] * players,
         }
         for k, t in cells.items()
     }
     state["volcanoes"] = {str(v): k for k, v in volcanoes.items()}
-    state["pile"] = sorted(volcanoes.values())
+    state["volcano_tokens"] = sorted(volcanoes.values())
     state["geysers"] = [{"hex": h, "dir": d, "moai": None, "sunk": False} for h, d in geysers or []]
     state["cracks"] = []
     state["supply"]["lava"] = 47 - sum(1 for k in cells if k in lava)
-    state["first"] = 0
+    state["first_player"] = 0
     state["current"] = current
-    for p in state["pl"]:
-        p["boat"] = 0
-        p["bay"] = []
+    for p in state["seats"]:
+        p["colonists_on_boat"] = 0
+        p["landing_bay"] = []
     return state
 
 

@@ -56,7 +56,7 @@ def test_standard_setup():
     state = GAME.setup(3, {"setup": "standard"}, Rng(b"x"))
     hexes = state["hexes"]
     assert len(hexes) == 50 and len(state["volcanoes"]) == 8
-    assert sorted(state["pile"]) == list(range(1, 9))
+    assert sorted(state["volcano_tokens"]) == list(range(1, 9))
     volcanic_tiles = {h["tile"] for h in hexes.values() if h["volcano"]}
     assert volcanic_tiles == set(range(1, 9))
     for k, h in hexes.items():
@@ -72,11 +72,12 @@ def test_standard_setup():
     assert state["supply"] == {"lava": 47 - on_board, "cracks": 26, "prayer": 12}
     assert state["supply"]["lava"] >= 0
     bay = B.standard_map()["bay"]
-    for p in state["pl"]:
-        assert p["boat"] == 1 and p["bay"] == bay
-        assert (p["villages"], p["colonists"], p["moai"], p["prayer"], p["score"]) == (6, 4, 14, 0, 0)
-    assert state["current"] == state["first"]
-    legal = GAME.legal_actions(state, state["first"])
+    for p in state["seats"]:
+        assert p["colonists_on_boat"] == 1 and p["landing_bay"] == bay
+        supply = (p["villages_in_supply"], p["colonists_in_supply"], p["moai_in_supply"], p["prayer_tokens"])
+        assert supply == (6, 4, 14, 0) and p["score"] == 0
+    assert state["current"] == state["first_player"]
+    legal = GAME.legal_actions(state, state["first_player"])
     assert {a["to"] for a in legal if a["type"] == "move"} == set(bay)
     # every crater of the standard map faces another land hex
     for g in state["geysers"]:
@@ -136,7 +137,7 @@ def test_map_generator_validity_over_many_seeds(players):
     layouts = set()
     for seed in range(16):
         state = GAME.setup(players, {"setup": "advanced"}, Rng(seed.to_bytes(4, "big") + bytes([players])))
-        bays = [p["bay"] for p in state["pl"]]
+        bays = [p["landing_bay"] for p in state["seats"]]
         _check_map(state["hexes"], bays)
         assert len({tuple(b) for b in bays}) == players, "one distinct landing bay per player"
         layouts.add(tuple(sorted(state["hexes"])))
@@ -151,10 +152,10 @@ def test_map_generator_validity_over_many_seeds(players):
 def test_colonists_never_cross_a_crack_and_land_from_the_boat():
     cells = {k: 9 for k in line(3)}
     state = crafted(2, cells, lava=line(3))
-    state["pl"][0]["boat"] = 1
-    state["pl"][0]["bay"] = ["0,0"]
+    state["seats"][0]["colonists_on_boat"] = 1
+    state["seats"][0]["landing_bay"] = ["0,0"]
     state, _ = GAME.apply(state, 0, {"type": "move", "from": "boat", "to": "0,0"}, Rng(b"a"))
-    assert state["hexes"]["0,0"]["colonists"][0] == 1 and state["ap"] == 3
+    assert state["hexes"]["0,0"]["colonists"][0] == 1 and state["action_points"] == 3
     state["cracks"] = [B.edge("0,0", "1,0")]
     assert {"type": "move", "from": "0,0", "to": "1,0"} not in GAME.legal_actions(state, 0)
     with pytest.raises(IllegalAction) as info:
@@ -168,18 +169,18 @@ def test_carve_move_with_moai_build_and_create():
     state["hexes"]["0,0"]["colonists"][0] = 1
     rng = Rng(b"a")
     state, _ = GAME.apply(state, 0, {"type": "carve", "hex": "0,0"}, rng)
-    assert state["hexes"]["0,0"]["moai"] == [0] and not state["hexes"]["0,0"]["lava"]
+    assert state["hexes"]["0,0"]["lying_moai"] == [0] and not state["hexes"]["0,0"]["lava"]
     state, _ = GAME.apply(state, 0, {"type": "move_moai", "from": "0,0", "to": "1,0"}, rng)
-    assert state["hexes"]["1,0"]["moai"] == [0] and state["hexes"]["1,0"]["colonists"][0] == 1
-    assert state["ap"] == 2
+    assert state["hexes"]["1,0"]["lying_moai"] == [0] and state["hexes"]["1,0"]["colonists"][0] == 1
+    assert state["action_points"] == 2
     state, ev = GAME.apply(state, 0, {"type": "build", "hex": "1,0"}, rng)
-    assert state["hexes"]["1,0"]["villages"] == [0] and state["pl"][0]["score"] == 1
-    assert state["ap"] == 0 and GAME.legal_actions(state, 0) == [{"type": "end_turn"}]
+    assert state["hexes"]["1,0"]["villages"] == [0] and state["seats"][0]["score"] == 1
+    assert state["action_points"] == 0 and GAME.legal_actions(state, 0) == [{"type": "end_turn"}]
     with pytest.raises(IllegalAction) as info:
         GAME.apply(state, 0, {"type": "create", "hex": "1,0"}, rng)
     assert info.value.code == "not_enough_action_points"
     # next turn of seat 0: one colonist per village in the area per turn
-    state["ap"] = 4
+    state["action_points"] = 4
     state, _ = GAME.apply(state, 0, {"type": "create", "hex": "1,0"}, rng)
     assert state["hexes"]["1,0"]["colonists"][0] == 2
     assert {"type": "create", "hex": "1,0"} not in GAME.legal_actions(state, 0)
@@ -190,25 +191,25 @@ def test_carve_move_with_moai_build_and_create():
     state["hexes"]["0,0"]["lava"] = True
     state["hexes"]["0,0"]["colonists"][0] = 1
     state, _ = GAME.apply(state, 0, {"type": "build", "hex": "0,0"}, rng)
-    state["ap"] = 4
+    state["action_points"] = 4
     state, _ = GAME.apply(state, 0, {"type": "create", "hex": "0,0"}, rng)
-    assert state["created"] == {"10": 2}
+    assert state["created_this_turn"] == {"10": 2}
 
 
 def test_prayer_tokens_cost_one_more_each_and_once_a_turn():
     state = crafted(2, {"0,0": 9, "1,0": 9}, geysers=[("0,0", 0)])
     rng = Rng(b"a")
     state, ev = GAME.apply(state, 0, {"type": "buy_prayer"}, rng)
-    assert ev[0]["cost"] == 1 and state["ap"] == 3 and state["pl"][0]["prayer"] == 1
+    assert ev[0]["cost"] == 1 and state["action_points"] == 3 and state["seats"][0]["prayer_tokens"] == 1
     with pytest.raises(IllegalAction) as info:
         GAME.apply(state, 0, {"type": "buy_prayer"}, rng)
     assert info.value.code == "prayer_once_a_turn"
     state, _ = GAME.apply(state, 0, {"type": "end_turn"}, rng)
     state, _ = GAME.apply(state, 1, {"type": "end_turn"}, rng)
     state, ev = GAME.apply(state, 0, {"type": "buy_prayer"}, rng)
-    assert ev[0]["cost"] == 2 and state["ap"] == 2
-    state["bought_prayer"] = False
-    state["ap"] = 2
+    assert ev[0]["cost"] == 2 and state["action_points"] == 2
+    state["prayer_bought_this_turn"] = False
+    state["action_points"] = 2
     assert {"type": "buy_prayer"} not in GAME.legal_actions(state, 0), "the third costs 3 AP"
     assert state["supply"]["prayer"] == 10
 
@@ -223,11 +224,11 @@ def _erect_series(villages: int) -> list[int]:
     for k in ["0,0", "0,1"][:villages]:
         state["hexes"][k]["villages"].append(0)
     state["hexes"]["1,0"]["colonists"][0] = 1
-    state["hexes"]["1,0"]["moai"] = [0, 0, 0]
+    state["hexes"]["1,0"]["lying_moai"] = [0, 0, 0]
     points = []
     rng = Rng(b"erect")
     for g in range(3):
-        state["ap"] = 4
+        state["action_points"] = 4
         state, ev = GAME.apply(state, 0, {"type": "erect", "geyser": g}, rng)
         points += [e["points"] for e in ev if e["type"] == "moai_points"]
     return points
@@ -250,7 +251,7 @@ def test_other_colours_villages_do_not_multiply():
     state = crafted(2, cells, geysers=[("1,0", 0)])
     state["hexes"]["0,0"]["villages"] = [1, 1]
     state["hexes"]["1,0"]["colonists"][0] = 1
-    state["hexes"]["1,0"]["moai"] = [0]
+    state["hexes"]["1,0"]["lying_moai"] = [0]
     state, ev = GAME.apply(state, 0, {"type": "erect", "geyser": 0}, Rng(b"a"))
     assert [e["points"] for e in ev if e["type"] == "moai_points"] == [1]
 
@@ -275,13 +276,13 @@ def test_final_scoring_and_tie_breaks():
     # seat 0: 1 village (3) + 1 colonist (4) + 1 prayer (2) = 9 + 0 during play
     h["0,0"]["villages"] = [0]
     h["0,0"]["colonists"] = [1, 0, 0]
-    state["pl"][0]["prayer"] = 1
+    state["seats"][0]["prayer_tokens"] = 1
     # seat 1: 2 colonists = 8, plus 1 point during play = 9: more colonists wins the tie
     h["1,0"]["colonists"] = [0, 2, 0]
-    state["pl"][1]["score"] = 1
+    state["seats"][1]["score"] = 1
     # seat 2: 1 lying Moai (2) + 7 during play = 9 with no colonist
-    h["2,0"]["moai"] = [2]
-    state["pl"][2]["score"] = 7
+    h["2,0"]["lying_moai"] = [2]
+    state["seats"][2]["score"] = 7
     state["final_round"] = True
     state["current"] = 2
     state, ev = GAME.apply(state, 2, {"type": "end_turn"}, Rng(b"a"))
@@ -323,14 +324,15 @@ def test_eruption_lava_in_each_direction_and_at_the_coast():
     assert GAME.lava_targets(state, 1) == expect, "W runs into the sea: no lava; SE hits a volcano"
     sw = B.step(v, 4, 1)
     state["hexes"][sw]["villages"] = [1]
-    state["hexes"][sw]["moai"] = [0]
+    state["hexes"][sw]["lying_moai"] = [0]
     before = state["supply"]["lava"]
-    events = settle(state, [{"s": "erupt", "v": 1}])
+    events = settle(state, [{"step": "erupt", "volcano": 1}])
     for k in expect:
         assert state["hexes"][k]["lava"]
     assert state["supply"]["lava"] == before - 4
-    assert state["hexes"][sw]["villages"] == [] and state["hexes"][sw]["moai"] == []
-    assert state["pl"][1]["villages"] == 7 and state["pl"][0]["moai"] == 15, "pieces back to supply"
+    assert state["hexes"][sw]["villages"] == [] and state["hexes"][sw]["lying_moai"] == []
+    seats = state["seats"]
+    assert seats[1]["villages_in_supply"] == 7 and seats[0]["moai_in_supply"] == 15, "pieces back to supply"
     assert "destroyed" in kinds(events)
 
 
@@ -338,7 +340,7 @@ def test_erected_moai_survive_lava():
     state = _eruption_board()
     e = B.step("0,0", 0, 1)
     state["geysers"] = [{"hex": e, "dir": 0, "moai": 1, "sunk": False}]
-    settle(state, [{"s": "erupt", "v": 1}])
+    settle(state, [{"step": "erupt", "volcano": 1}])
     assert state["hexes"][e]["lava"] and state["geysers"][0]["moai"] == 1
 
 
@@ -346,11 +348,11 @@ def test_prayer_tokens_are_spent_out_of_turn_by_several_seats():
     state = _eruption_board()
     sw, e = B.step("0,0", 4, 1), B.step("0,0", 0, 1)
     state["hexes"][sw]["villages"] = [1, 1]
-    state["hexes"][e]["moai"] = [0]
-    state["pl"][1]["prayer"] = 1
-    state["pl"][0]["prayer"] = 2
+    state["hexes"][e]["lying_moai"] = [0]
+    state["seats"][1]["prayer_tokens"] = 1
+    state["seats"][0]["prayer_tokens"] = 2
     state["current"] = 0
-    settle(state, [{"s": "erupt", "v": 1}])
+    settle(state, [{"step": "erupt", "volcano": 1}])
     assert GAME.to_act(state) == [0, 1]
     # a token saves "un Moai o un villaggio", anyone's
     assert GAME.legal_actions(state, 1) == [
@@ -367,8 +369,8 @@ def test_prayer_tokens_are_spent_out_of_turn_by_several_seats():
     assert state["decision"] is None
     assert state["hexes"][sw]["villages"] == [1], "one village saved, one destroyed"
     assert state["hexes"][sw]["lava"]
-    assert state["hexes"][e]["moai"] == [] and state["pl"][0]["prayer"] == 2
-    assert state["pl"][1]["prayer"] == 0 and state["supply"]["prayer"] == 12, "spent tokens leave the game"
+    assert state["hexes"][e]["lying_moai"] == [] and state["seats"][0]["prayer_tokens"] == 2
+    assert state["seats"][1]["prayer_tokens"] == 0 and state["supply"]["prayer"] == 12, "spent tokens leave the game"
 
 
 def test_erect_with_an_eruption_through_perform():
@@ -380,8 +382,8 @@ def test_erect_with_an_eruption_through_perform():
     ne2 = B.step("0,0", 1, 2)
     state["geysers"] = [{"hex": e, "dir": 2, "moai": None, "sunk": False}]
     state["hexes"][e]["colonists"][0] = 1
-    state["hexes"][e]["moai"] = [0]
-    state["pile"] = [1]
+    state["hexes"][e]["lying_moai"] = [0]
+    state["volcano_tokens"] = [1]
     state, ev = GAME.apply(state, 0, {"type": "erect", "geyser": 0}, Rng(bytes([seed])))
     assert kinds(ev)[:4] == ["erected", "die", "eruption", "moai_points"]
     assert ev[0]["crack"] == B.edge(e, B.step(e, 2))
@@ -395,7 +397,7 @@ def test_a_crater_facing_an_existing_crack_adds_none():
     state["cracks"] = [B.edge("0,0", "1,0")]
     state["supply"]["cracks"] = 25
     state["hexes"]["1,0"]["colonists"][0] = 1
-    state["hexes"]["1,0"]["moai"] = [0]
+    state["hexes"]["1,0"]["lying_moai"] = [0]
     state, ev = GAME.apply(state, 0, {"type": "erect", "geyser": 0}, Rng(b"a"))
     assert ev[0]["crack"] is None and state["supply"]["cracks"] == 25
 
@@ -430,18 +432,18 @@ def test_sinking_fewer_hexes_sinks():
     state["hexes"]["0,0"]["lava"] = False
     state["hexes"]["1,0"]["lava"] = True
     lava_before = state["supply"]["lava"]
-    ev = settle(state, [{"s": "sink"}])
+    ev = settle(state, [{"step": "sink"}])
     assert "sunk" in kinds(ev)
     assert set(state["hexes"]) == set(line(6)[2:])
-    assert state["pl"][1]["villages"] == 7
-    assert 1 not in state["pile"] and "1" not in state["volcanoes"]
+    assert state["seats"][1]["villages_in_supply"] == 7
+    assert 1 not in state["volcano_tokens"] and "1" not in state["volcanoes"]
     assert state["cracks"] == [] and state["supply"]["lava"] == lava_before + 1
 
 
 def test_sinking_tie_on_hexes_fewer_volcanoes_sinks():
     state = _line_board(6, {"0,0": 1, "4,0": 2, "5,0": 3})
     state["cracks"] = [B.edge("2,0", "3,0")]
-    settle(state, [{"s": "sink"}])
+    settle(state, [{"step": "sink"}])
     assert set(state["hexes"]) == {"3,0", "4,0", "5,0"}, "the left part has 1 volcano, the right 2"
 
 
@@ -450,7 +452,7 @@ def test_sinking_full_tie_draws_a_volcano_token():
     for seed in range(12):
         state = _line_board(6, {"0,0": 1, "5,0": 2})
         state["cracks"] = [B.edge("2,0", "3,0")]
-        ev = settle(state, [{"s": "sink"}], seed=bytes([seed]))
+        ev = settle(state, [{"step": "sink"}], seed=bytes([seed]))
         drawn = next(e for e in ev if e["type"] == "sinking_draw")["volcano"]
         assert str(drawn) not in state["volcanoes"], "the part holding the drawn volcano sinks"
         sunk_sides.add(drawn)
@@ -463,7 +465,7 @@ def test_sinking_rescue_decisions_all_for_actor_one_for_others():
     state["current"] = 1
     state["hexes"]["0,0"]["colonists"] = [2, 2, 0]
     state["hexes"]["1,0"]["colonists"] = [1, 1, 0]
-    settle(state, [{"s": "sink"}])
+    settle(state, [{"step": "sink"}])
     d = state["decision"]
     assert d["kind"] == "rescue" and d["targets"] == ["2,0"]
     assert GAME.to_act(state) == [1], "1. the acting player first"
@@ -472,7 +474,7 @@ def test_sinking_rescue_decisions_all_for_actor_one_for_others():
     assert GAME.to_act(state) == [0], "2. then the others"
     state, ev = GAME.apply(state, 0, {"type": "rescue", "to": "2,0"}, Rng(b"a"))
     assert state["hexes"]["2,0"]["colonists"] == [1, 3, 0], "actor saves all 3, seat 0 one"
-    assert state["pl"][0]["colonists"] == 4 + 2 and state["pl"][1]["colonists"] == 4
+    assert state["seats"][0]["colonists_in_supply"] == 4 + 2 and state["seats"][1]["colonists_in_supply"] == 4
     assert "0,0" not in state["hexes"] and state["decision"] is None
 
 
@@ -482,10 +484,10 @@ def test_sinking_through_an_erected_moai_and_end_after_the_round():
     state = crafted(2, cells, volcanoes={"0,0": 1, "1,0": 2, "5,0": 3, "6,0": 4}, geysers=[("3,0", 3)])
     state["cracks"] = []
     state["hexes"]["3,0"]["colonists"][1] = 1
-    state["hexes"]["3,0"]["moai"] = [1]
+    state["hexes"]["3,0"]["lying_moai"] = [1]
     state["hexes"]["3,0"]["lava"] = False
     state["current"] = 1
-    state["pile"] = []  # no eruption in this test
+    state["volcano_tokens"] = []  # no eruption in this test
     state, ev = GAME.apply(state, 1, {"type": "erect", "geyser": 0}, Rng(b"a"))
     assert "sunk" in kinds(ev) and "final_round" in kinds(ev)
     assert set(state["hexes"]) == {"3,0", "4,0", "5,0", "6,0"}
@@ -498,7 +500,7 @@ def test_sinking_through_an_erected_moai_and_end_after_the_round():
 
 def test_the_round_completes_after_the_end_is_triggered():
     state = _line_board(3, {"0,0": 1})
-    state["first"] = 0
+    state["first_player"] = 0
     state["current"] = 0
     state["final_round"] = True
     state, _ = GAME.apply(state, 0, {"type": "end_turn"}, Rng(b"a"))
@@ -517,7 +519,7 @@ def test_late_noticed_sinking_is_worth_three_points():
     assert state["decision"]["late"] and GAME.to_act(state) == [1], "the claimer acts first"
     state, _ = GAME.apply(state, 1, {"type": "rescue", "to": "2,0"}, Rng(b"a"))
     state, _ = GAME.apply(state, 0, {"type": "abandon"}, Rng(b"a"))
-    assert state["pl"][1]["score"] == 3
+    assert state["seats"][1]["score"] == 3
     assert state["hexes"]["2,0"]["colonists"] == [0, 2]
     assert {"type": "claim_sinking"} not in GAME.legal_actions(state, 1)
     with pytest.raises(IllegalAction) as info:
@@ -533,12 +535,12 @@ def test_views_hide_only_the_volcano_token_order():
         playout = random_playout(GAME, 3, {"setup": "advanced"}, seed=seed, probe_illegal=False)
         state = playout.state
         other = copy.deepcopy(state)
-        other["pile"] = list(reversed(other["pile"]))
+        other["volcano_tokens"] = list(reversed(other["volcano_tokens"]))
         for viewer in (None, 0, 1, 2):
             assert GAME.view(state, viewer) | {"you": 0} == GAME.view(other, viewer) | {"you": 0}
     state = GAME.setup(4, {"setup": "standard"}, Rng(b"v"))
     view = GAME.view(state, None)
-    assert view["volcano_tokens"] == sorted(state["pile"])
+    assert view["volcano_tokens"] == sorted(state["volcano_tokens"])
     for field in ("hexes", "cracks", "supply", "players_info", "geysers", "volcanoes"):
         assert field in view
     assert orjson.loads(orjson.dumps(view)) == view
@@ -568,14 +570,16 @@ def _conserved(state):
     assert lava + state["supply"]["lava"] == 47
     assert 0 <= state["supply"]["cracks"] and len(state["cracks"]) + state["supply"]["cracks"] <= 26
     spent_or_held = 12 - state["supply"]["prayer"]
-    assert sum(p["prayer"] for p in state["pl"]) <= spent_or_held
+    assert sum(p["prayer_tokens"] for p in state["seats"]) <= spent_or_held
     for s in range(n):
-        p = state["pl"][s]
-        assert sum(h["villages"].count(s) for h in hexes.values()) + p["villages"] == 6
+        p = state["seats"][s]
+        assert sum(h["villages"].count(s) for h in hexes.values()) + p["villages_in_supply"] == 6
         erected = sum(1 for g in state["geysers"] if not g["sunk"] and g["moai"] == s)
-        assert sum(h["moai"].count(s) for h in hexes.values()) + erected + p["moai"] == 14
-        assert sum(h["colonists"][s] for h in hexes.values()) + p["boat"] + p["colonists"] == 5
-        assert min(p["villages"], p["moai"], p["colonists"], p["prayer"]) >= 0
+        assert sum(h["lying_moai"].count(s) for h in hexes.values()) + erected + p["moai_in_supply"] == 14
+        on_board = sum(h["colonists"][s] for h in hexes.values())
+        assert on_board + p["colonists_on_boat"] + p["colonists_in_supply"] == 5
+        supplies = (p["villages_in_supply"], p["moai_in_supply"], p["colonists_in_supply"], p["prayer_tokens"])
+        assert min(supplies) >= 0
     for e in state["cracks"]:
         a, b = e.split("|")
         assert a in hexes and b in hexes

@@ -9,6 +9,7 @@ from service.engine import Rng
 from service.games.isola_dei_vulcani import GAME
 from service.games.isola_dei_vulcani import board as B
 from service.games.isola_dei_vulcani import faults as F
+from service.games.isola_dei_vulcani.state import pieces_on
 from tests.games.isola_dei_vulcani.helpers import bot_states, first_state
 
 RULEBOOK_END = "two_volcanoes_or_fewer"
@@ -112,7 +113,7 @@ def _lying_moai_adjacent(state):
     if not state["over"]:
         return False
     for s in range(state["players"]):
-        lying = [k for k, h in state["hexes"].items() for _ in range(h["moai"].count(s))]
+        lying = [k for k, h in state["hexes"].items() for _ in range(h["lying_moai"].count(s))]
         erected = [g["hex"] for g in state["geysers"] if not g["sunk"] and g["moai"] == s]
         if any(len(g) >= 2 and set(g) & set(lying) for g in _groups(lying + erected)):
             return True
@@ -124,7 +125,7 @@ def test_final_adjacency_bonus_counts_lying_moai():
     final = GAME.outcome(state)["detail"]["breakdown"]
     counted_lying = False
     for s in range(2):
-        lying = [k for k, h in state["hexes"].items() for _ in range(h["moai"].count(s))]
+        lying = [k for k, h in state["hexes"].items() for _ in range(h["lying_moai"].count(s))]
         erected = [g["hex"] for g in state["geysers"] if not g["sunk"] and g["moai"] == s]
         expect = 2 * sum(len(g) for g in _groups(lying + erected) if len(g) >= 2)
         only_erected = 2 * sum(len(g) for g in _groups(erected) if len(g) >= 2)
@@ -154,9 +155,9 @@ def test_a_prayer_token_saves_another_players_piece():
         for a in GAME.legal_actions(state, s)
         if a["type"] == "pray" and a["owner"] != s
     )
-    owner, hex_, field = action["owner"], action["hex"], "villages" if action["piece"] == "village" else "moai"
-    before = state["hexes"][hex_][field].count(owner)
-    tokens = [p["prayer"] for p in state["pl"]]
+    owner, hex_, piece = action["owner"], action["hex"], action["piece"]
+    before = pieces_on(state["hexes"][hex_], piece).count(owner)
+    tokens = [p["prayer_tokens"] for p in state["seats"]]
     rng = Rng(b"pray")
     state, events = GAME.apply(state, payer, action, rng)
     assert {"type": "prayed", "seat": payer, "hex": hex_, "piece": action["piece"], "owner": owner} in events
@@ -165,9 +166,9 @@ def test_a_prayer_token_saves_another_players_piece():
         state, more = GAME.apply(state, seat, {"type": "accept_loss"}, rng)
         events += more
     assert state["hexes"][hex_]["lava"], "the lava still lands there"
-    assert state["hexes"][hex_][field].count(owner) == 1, "the prayed-for piece stays"
-    assert state["pl"][payer]["prayer"] == tokens[payer] - 1
-    assert state["pl"][owner]["prayer"] == tokens[owner]
+    assert pieces_on(state["hexes"][hex_], piece).count(owner) == 1, "the prayed-for piece stays"
+    assert state["seats"][payer]["prayer_tokens"] == tokens[payer] - 1
+    assert state["seats"][owner]["prayer_tokens"] == tokens[owner]
     destroyed = [p for e in events if e["type"] == "destroyed" and e["hex"] == hex_ for p in e["pieces"]]
     assert sum(1 for p in destroyed if p == {"seat": owner, "piece": action["piece"]}) == before - 1
 
