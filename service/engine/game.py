@@ -198,7 +198,7 @@ class Game(abc.ABC, Generic[StateT]):
         self.check_options(players, resolved)
         return resolved
 
-    def check_options(self, players: int, options: dict[str, Any]) -> None:  # noqa: B027 - a hook, empty by default
+    def check_options(self, players: int, options: dict[str, Any]) -> None:
         """Cross-check options against each other and the player count (hook: most games have
         nothing to cross-check)."""
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from service.match import Match
 from service.tokens import SeatClaim, SeatTokens, StateTokens, hash_seat_token, seat_of
 
