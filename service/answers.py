@@ -34,12 +34,14 @@ def legal_for(game: Game, state: dict[str, Any], snapshot: Snapshot, seat: int |
 def history_entry(move: Move, game: Game, caller: Caller, revealed: bool) -> dict[str, Any]:
     """One log entry as ``caller`` may see it (everything once ``revealed``: a finished
     match hides nothing, as at a table when the cards are turned over)."""
-    hide = not revealed and move.action is not None
+    action = move.action
+    if action is not None and not revealed:
+        action = game.redact_action(action, move.seat, caller.seat)
     entry = {
         "version": move.version,
         "seat": move.seat,
         "kind": move.kind,
-        "action": game.redact_action(move.action, move.seat, caller.seat) if hide else move.action,
+        "action": action,
         "events": move.events if revealed else game.visible_events(move.events, caller.seat),
         "at": move.at,
     }

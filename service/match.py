@@ -232,6 +232,7 @@ class Move:
             self.seat == seat
             and self.kind == "move"
             and self.token_version == token_version
+            and self.action is not None
             and canonical_action(self.action) == canonical_action(action)
         )
 

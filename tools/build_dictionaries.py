@@ -93,6 +93,7 @@ def sample_matches(game_id: str, count: int) -> list[tuple[bytes, list[bytes]]]:
         records: list[bytes] = []
         for match_id in play(referee, game_id, players, 400, chooser):
             loaded = store.load(match_id)
+            assert loaded is not None, "a match being played is in the store"
             records.append(codec.inflate(loaded.record, codec.inflate(loaded.base) if loaded.base else None))
         entries = store.history(match_id, 0, len(records))
         samples.append((records[len(records) * 2 // 3], [codec.inflate(entry) for entry in entries]))
@@ -114,7 +115,10 @@ def build() -> tuple[bytes, bytes]:
     then more while they fit) and the entry dictionary (:data:`ENTRY_DICTIONARY_BYTES`)."""
     samples = {game_id: sample_matches(game_id, len(SAMPLE_PLAYERS)) for game_id in sorted(games())}
     records = [match[0] for rank in range(len(SAMPLE_PLAYERS)) for match in (s[rank] for s in samples.values())]
-    entries = [entry for matches in samples.values() for _, log in matches for entry in log]
+    # typed as zstandard's stub asks: a list of byte buffers of any kind
+    entries: list[bytes | bytearray | memoryview] = [
+        entry for matches in samples.values() for _, log in matches for entry in log
+    ]
     trained = zstandard.train_dictionary(ENTRY_DICTIONARY_BYTES, entries, level=codec.ZSTD_LEVEL)
     return _fit(records, WINDOW), trained.as_bytes()
 

@@ -17,12 +17,9 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
-from service.engine import ActionType, Game, IllegalAction, Option, Rng
+from service.engine import Action, ActionType, Game, IllegalAction, Option, Outcome, Rng, State
 
 from . import rules as R
-
-Action = dict[str, Any]
-State = dict[str, Any]
 
 POS_SCHEMA = {"enum": list(R.POSITIONS)}
 LINE_SCHEMA = {"type": "integer", "minimum": 0, "maximum": R.NLINES - 1}
@@ -84,7 +81,7 @@ def on_meeting_point(state: State, v: dict[str, Any]) -> bool:
     return bool(top_masks(state, v["pos"])[1] >> v["line"] & 1)
 
 
-class Esploratore(Game):
+class Esploratore(Game[State]):
     id = R.GAME_ID
     title = "Esploratore – In viaggio verso le stelle"
     min_players = 2
@@ -197,7 +194,7 @@ class Esploratore(Game):
                 continue
             if beginners and card.pos == R.EARTH:
                 continue  # C1–C7 leave the game
-            piles[card.pos].append(cid)
+            piles[card.home].append(cid)
         wilds = [cid for cid in R.PLAYING_CARDS if R.CARDS[cid].wild]
         for cid, pos in zip(wilds, R.WILD_POSITIONS, strict=True):
             piles[pos].append(cid)
@@ -326,9 +323,9 @@ class Esploratore(Game):
             if card.pos == R.EARTH and card.rank == best and best:
                 return [(R.EARTH, False)]
             return []
-        targets = R.WILD_POSITIONS if card.wild else [card.pos]
+        targets = R.WILD_POSITIONS if card.wild else [card.home]
         flips = (False, True) if state["opts"]["beginners"] else (False,)
-        out = []
+        out: list[tuple[int, bool]] = []
         for p in targets:
             if not (table[p] or (p > 0 and table[p - 1]) or (p + 1 < R.NPOS and table[p + 1])):
                 continue
@@ -869,7 +866,7 @@ class Esploratore(Game):
 
     # -- outcome --------------------------------------------------------------------------
 
-    def outcome(self, state: State) -> dict[str, Any] | None:
+    def outcome(self, state: State) -> Outcome | None:
         if state["phase"] != "over":
             return None
         n = state["players"]
@@ -932,7 +929,7 @@ class Esploratore(Game):
             "offer": "upkeep",
             "accept_offer": "barter",
             "decline_offer": "barter",
-        }.get(kind)
+        }.get(str(kind))
         if kind == "draw" and phase == "deal":
             return IllegalAction(
                 "pile_rule",
@@ -976,7 +973,7 @@ class Esploratore(Game):
                     "The first explorer must lay his highest Earth card on Earth.",
                     rule="start of the game",
                 )
-            pos = R.POS_INDEX.get(action.get("position"), -1)
+            pos = R.POS_INDEX.get(str(action.get("position")), -1)
             if action.get("flip") and not state["opts"]["beginners"]:
                 return IllegalAction(
                     "upside_down",
@@ -987,8 +984,10 @@ class Esploratore(Game):
                 return IllegalAction(
                     "wild_position", "A wild card is a planet/asteroid card: Mercury to Saturn only.", rule="wild card"
                 )
-            if not card.wild and pos != card.pos:
-                return IllegalAction("wrong_position", f"{card.id} belongs to {R.POSITIONS[card.pos]}.", rule="phase 1")
+            if not card.wild and pos != card.home:
+                return IllegalAction(
+                    "wrong_position", f"{card.id} belongs to {R.POSITIONS[card.home]}.", rule="phase 1"
+                )
             t = state["table"]
             if not (t[pos] or (pos > 0 and t[pos - 1]) or (pos + 1 < R.NPOS and t[pos + 1])):
                 return IllegalAction(
@@ -1029,7 +1028,7 @@ class Esploratore(Game):
             mine = [v for v in state["vehicles"] if v["id"] == vid and v["owner"] == seat]
             if not mine:
                 return IllegalAction("not_your_vehicle", f"You have no vehicle {vid!r}.", rule="phase 3")
-            if mine[0]["kind"] != "ship" and R.POS_INDEX.get(action.get("position")) != mine[0]["pos"]:
+            if mine[0]["kind"] != "ship" and R.POS_INDEX.get(str(action.get("position"))) != mine[0]["pos"]:
                 return IllegalAction("movement_rule", "Stations and factories only change orbit.", rule="phase 3")
             return IllegalAction(
                 "movement_rule",

@@ -71,6 +71,12 @@ class Card:
             **({"wild": True} if wild else {}),
         }
 
+    @property
+    def home(self) -> int:
+        """The one position a card that is not wild belongs to."""
+        assert self.pos is not None, f"{self.id} is wild: it belongs to no one position"
+        return self.pos
+
     def masks(self, flip: bool) -> tuple[int, int]:
         if flip:
             return mirror(self.lines), mirror(self.meet)

@@ -52,7 +52,7 @@ def rules() -> dict[str, Any]:
     return load_seed(GAME_ID, "cards")
 
 
-class TheGame(Game):
+class TheGame(Game[State]):
     id = GAME_ID
     title = "The Game"
     min_players = 1

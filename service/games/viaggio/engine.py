@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from service.engine import ActionType, Game, IllegalAction, Rng
+from service.engine import ActionType, Game, IllegalAction, Outcome, Rng, State
 from service.games.viaggio.board import BLOCKING, Board
 from service.games.viaggio.data import (
     ADVENTURES,
@@ -124,7 +124,7 @@ def _count(d: dict[str, int]) -> int:
     return sum(d.values())
 
 
-class Viaggio(Game):
+class Viaggio(Game[State]):
     id = GAME_ID
     title = "Viaggio al centro della terra"
     min_players = 2
@@ -519,7 +519,9 @@ class Viaggio(Game):
     def check(self, state: dict[str, Any], seat: int, action: dict[str, Any]) -> None:
         super().check(state, seat, canonical(action))
 
-    def perform(self, state: dict[str, Any], seat: int, action: dict[str, Any], rng: Rng):
+    def perform(
+        self, state: dict[str, Any], seat: int, action: dict[str, Any], rng: Rng
+    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         action = canonical(action)
         events: list[dict[str, Any]] = []
         tasks = state["tasks"]
@@ -652,6 +654,7 @@ class Viaggio(Game):
     ) -> None:
         seat = task["seat"]
         hand = state["hands"][seat]
+        card: str | None
         if source.startswith("display:"):
             card = source.split(":", 1)[1]
             state["display"][state["display"].index(card)] = None
@@ -1024,7 +1027,7 @@ class Viaggio(Game):
         details = [self.score_detail(state, s) for s in range(state["players"])]
         return [d["total"] for d in details], details
 
-    def outcome(self, state: dict[str, Any]):
+    def outcome(self, state: dict[str, Any]) -> Outcome | None:
         if not state["over"]:
             return None
         scores, details = self._scores(state)
