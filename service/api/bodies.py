@@ -11,6 +11,7 @@ it. No request body of this API is nested more than four levels deep.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import flask
@@ -30,6 +31,7 @@ def depth_exceeds(value: Any, limit: int) -> bool:
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
+        children: Iterable[Any]
         if isinstance(item, dict):
             children = item.values()
         elif isinstance(item, list):

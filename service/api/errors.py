@@ -86,7 +86,7 @@ def handle_refusal(error: domain.RefereeError) -> Response:
 class ProblemApi(Api):
     """flask-smorest's Api answering every error as problem+json, headers kept."""
 
-    ERROR_SCHEMA = ProblemSchema
+    ERROR_SCHEMA = ProblemSchema  # type: ignore[assignment]  # typed as flask-smorest's ErrorSchema; any schema serves
 
     def _register_error_handlers(self) -> None:
         super()._register_error_handlers()
@@ -113,7 +113,7 @@ class ProblemApi(Api):
         prepare_response(response, self.spec, PROBLEM_JSON)
         self.spec.components.response("DEFAULT_ERROR", response, lazy=True)
 
-    def handle_http_exception(self, error: HTTPException) -> Response:  # type: ignore[override]
+    def handle_http_exception(self, error: HTTPException) -> Response:
         status = error.code or 500
         data = getattr(error, "data", None) or {}
         headers = dict(error.get_headers())

@@ -162,7 +162,7 @@ request (:mod:`service.api.action_lane`) leaves its verdict: ``None`` or the ref
 
 
 def build_limiter(
-    rate_limit: str, secret: str, redis_url: str | None, redis_cluster: bool, timeout_seconds: float
+    rate_limit: str, secret: bytes, redis_url: str | None, redis_cluster: bool, timeout_seconds: float
 ) -> RateLimiter | None:
     """The limiter for ``rate_limit`` ("6000 per minute"; blank: none), counting in Redis
     when ``redis_url`` is set, else in this process."""

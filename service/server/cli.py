@@ -73,7 +73,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         os.environ["WEB_CONCURRENCY"] = str(args.workers)
     from service.server import gunicorn_conf  # checks the configuration; exits 2 naming a bad variable
 
-    class Server(BaseApplication):  # type: ignore[misc]
+    class Server(BaseApplication):
         def load_config(self) -> None:
             for name in dir(gunicorn_conf):
                 if name in self.cfg.settings:

@@ -29,8 +29,14 @@ import re  # noqa: E402
 import shutil  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
+from typing import TYPE_CHECKING, cast  # noqa: E402
 
 from gunicorn.config import ControlSocket  # noqa: E402
+
+if TYPE_CHECKING:
+    from flask import Flask
+    from gunicorn.arbiter import Arbiter
+    from gunicorn.workers.base import Worker
 
 # prometheus_client decides at import time whether its values live in this process or in
 # files shared by every worker, so the folder must be set before anything imports it.
@@ -71,42 +77,44 @@ def control_socket_for(binds: list[str], default: str = ControlSocket.default) -
     return os.path.join(os.path.dirname(default), f"referee-{name}.ctl")
 
 
-def on_starting(server: object) -> None:
+def on_starting(server: Arbiter) -> None:
     """Give this server a control socket (``gunicornc -s <path>``) of its own. gunicorn's
     default is one path per user: a second server on the host took it over, and the first
     deleted it when it stopped. Two servers never serve the same address, so a path named
     after it is theirs alone. A ``--control-socket`` given on the command line is kept."""
-    cfg = server.cfg  # type: ignore[attr-defined]
+    cfg = server.cfg
     if cfg.control_socket == ControlSocket.default:
         cfg.set("control_socket", control_socket_for(cfg.bind))
 
 
-def pre_fork(server: object, worker: object) -> None:
-    """Give the worker about to fork a region of the node's match cache no living one holds."""
-    taken = {getattr(w, "cache_region", None) for w in server.WORKERS.values()}  # type: ignore[attr-defined]
-    worker.cache_region = node_cache.region_for_new_worker(taken)  # type: ignore[attr-defined]
+def pre_fork(server: Arbiter, worker: Worker) -> None:
+    """Give the worker about to fork a region of the node's match cache no living one holds
+    (the region rides on gunicorn's worker object, which knows nothing of it)."""
+    taken = {region for w in server.WORKERS.values() if (region := getattr(w, "cache_region", None)) is not None}
+    worker.cache_region = node_cache.region_for_new_worker(taken)  # type: ignore[attr-defined]  # our mark, above
 
 
-def post_fork(server: object, worker: object) -> None:
-    node_cache.enter_worker(worker.cache_region)  # type: ignore[attr-defined]
+def post_fork(server: Arbiter, worker: Worker) -> None:
+    node_cache.enter_worker(worker.cache_region)  # type: ignore[attr-defined]  # set by pre_fork
 
 
-def post_worker_init(worker: object) -> None:
+def post_worker_init(worker: Worker) -> None:
     """Start this worker's sweeper (timeouts and house turns of matches nobody touches),
     after gevent has patched ``threading``, so it runs as a greenlet of the worker."""
-    sweeper = worker.wsgi.extensions.get("sweeper")  # type: ignore[attr-defined]
+    app = cast("Flask", worker.wsgi)  # the app gunicorn loaded: service:create_app()
+    sweeper = app.extensions.get("sweeper")
     if sweeper is not None:
         sweeper.start()
 
 
-def child_exit(server: object, worker: object) -> None:
+def child_exit(server: Arbiter, worker: Worker) -> None:
     """Drop a dead worker's live gauges from the shared metrics folder."""
     from prometheus_client import multiprocess
 
-    multiprocess.mark_process_dead(worker.pid)  # type: ignore[attr-defined]
+    multiprocess.mark_process_dead(worker.pid)
 
 
-def on_exit(server: object) -> None:
+def on_exit(server: Arbiter) -> None:
     """Remove the metrics folder this server made (one it was given is left alone)."""
     if _OWN_METRICS_DIR:
         shutil.rmtree(os.environ["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)

@@ -31,4 +31,5 @@ def seed_file(game_id: str, name: str) -> Response:
     response = Response(path.read_bytes(), mimetype="application/json")
     response.cache_control.no_cache = True
     response.add_etag()
-    return response.make_conditional(request)
+    response.make_conditional(request)  # a 304 when the client's ETag still matches
+    return response
