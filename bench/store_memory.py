@@ -154,7 +154,7 @@ def measure(client: redis.Redis, game_id: str, players: int, matches: int, moves
     store = RecordingStore(client)
     referee = Referee(store, StateTokens(b"bench"), SeatTokens(b"bench"), 3600)
     timer = Timer()
-    referee.act = timer.wrap(referee.act)  # type: ignore[method-assign]
+    referee.act = timer.wrap(referee.act)  # type: ignore[method-assign]  # timed in place
     chooser = random.Random(f"{seed}:{game_id}:{players}")
     per_kind: dict[str, list[float]] = defaultdict(list)
     written, us, played, finished = [], [], [], 0

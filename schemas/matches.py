@@ -1,5 +1,6 @@
 """Matches: creating one, reading it, acting in it, its history."""
 
+from collections.abc import Mapping
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
@@ -306,7 +307,8 @@ class HistorySchema(Schema):
 class ListCursor(fields.String):
     """The listing's opaque cursor, read into the position it names."""
 
-    def _deserialize(self, value, attr, data, **kwargs):  # type: ignore[no-untyped-def]
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> Any:
+        """The :class:`ListPosition` the cursor names (typed ``Any``: a string field's value)."""
         from service.listing import decode_cursor
 
         position = decode_cursor(super()._deserialize(value, attr, data, **kwargs))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import redis
@@ -137,17 +138,17 @@ def problem_codes_seen() -> Iterator[set[str]]:
     seen: set[str] = set()
     answer, engine_init = errors.problem_response, EngineError.__init__
 
-    def recording_answer(body: dict, headers: dict | None = None):  # type: ignore[no-untyped-def]
+    def recording_answer(body: dict[str, Any], headers: dict[str, str] | None = None) -> Any:
         seen.add(body.get("code", ""))
         return answer(body, headers)
 
-    def recording_init(self, code, message, **kwargs):  # type: ignore[no-untyped-def]
+    def recording_init(self: EngineError, code: str, message: str, **kwargs: Any) -> None:
         seen.add(code)
         engine_init(self, code, message, **kwargs)
 
-    errors.problem_response = recording_answer  # type: ignore[assignment]
-    EngineError.__init__ = recording_init  # type: ignore[method-assign]
+    errors.problem_response = recording_answer  # type: ignore[assignment]  # a recording spy
+    EngineError.__init__ = recording_init  # type: ignore[method-assign]  # a recording spy
     yield seen
-    errors.problem_response, EngineError.__init__ = answer, engine_init  # type: ignore[method-assign]
+    errors.problem_response, EngineError.__init__ = answer, engine_init  # type: ignore[method-assign]  # spies removed
     unknown = seen - set(all_codes())
     assert not unknown, f"problem codes seen in the run but missing from service/api/problem_codes.py: {unknown}"

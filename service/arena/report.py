@@ -79,7 +79,7 @@ def summarize(records: Sequence[MatchRecord], bots: Sequence[str], cooperative: 
             games = [
                 game
                 for record in counted[start : start + period]
-                for game in ratings.pairwise_games(record.seats, record.outcome["ranks"])  # type: ignore[index]
+                for game in ratings.pairwise_games(record.seats, record.outcome["ranks"])  # type: ignore[index]  # rated(): all have one
             ]
             table = ratings.rate_period(table, games)
         for name, summary in summaries.items():

@@ -463,7 +463,8 @@ def _check_signature(document: dict[str, Any], keys: TrustedKeys) -> str:
         )
     unsigned = {k: v for k, v in document.items() if k != "signature"}
     try:
-        public_key.verify(_unb64(signature.get("value")), canonical_json(unsigned))  # type: ignore[arg-type]
+        value = signature.get("value")  # anything but a base64 string fails below, as a bad signature
+        public_key.verify(_unb64(value), canonical_json(unsigned))  # type: ignore[arg-type]  # see above
     except (InvalidSignature, ValueError, TypeError):
         raise ReplayRejected(
             "bad_signature", "the signature does not match the document: it was changed after signing"

@@ -129,11 +129,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     limits.install(app, limiter, exempt={ops.blp.name})
     recorder = observability.install(app, settings.access_log)
-    app.wsgi_app = ActionLane(app.wsgi_app, referee, recorder, limiter, settings.max_body_bytes)  # type: ignore[method-assign]
+    # Middleware wraps app.wsgi_app, as Flask documents; mypy takes the attribute for a method.
+    lane = ActionLane(app.wsgi_app, referee, recorder, limiter, settings.max_body_bytes)
+    app.wsgi_app = lane  # type: ignore[method-assign]  # middleware, as above
     if settings.proxy_hops:
         # Behind that many trusted proxies, the client is the address they forward: rate limits
         # per address and the access log then see clients, not the proxy.
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops, x_proto=settings.proxy_hops)  # type: ignore[method-assign]
+        proxied = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops, x_proto=settings.proxy_hops)
+        app.wsgi_app = proxied  # type: ignore[method-assign]  # middleware, as above
     app.wsgi_app = SecurityHeaders(app.wsgi_app)  # type: ignore[method-assign]  # every answer, the lane's too
 
     return app

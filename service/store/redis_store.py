@@ -205,7 +205,7 @@ class RedisStore:
         self._cluster = redis_client.is_cluster(client)
         self._replica_acks = replica_acks
         self._ack_timeout_ms = ack_timeout_ms
-        self._direct = None if self._cluster else DirectConnections(client)  # type: ignore[arg-type]
+        self._direct = None if self._cluster else DirectConnections(client)  # type: ignore[arg-type]  # not a cluster
         self._commit = client.register_script(files("service.store").joinpath("commit.lua").read_text())
         self._create = client.register_script(_CREATE)
         self._reschedule = client.register_script(_RESCHEDULE)

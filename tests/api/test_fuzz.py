@@ -194,12 +194,12 @@ def engines_counted(reached: Counter[str]) -> Iterator[None]:
     """Count the rules checks of every game while one case is answered."""
     originals = {game_id: game.check for game_id, game in games().items()}
     for game in games().values():
-        game.check = counting("engine", reached, game.check)  # type: ignore[method-assign]
+        game.check = counting("engine", reached, game.check)  # type: ignore[method-assign]  # a counting spy
     try:
         yield
     finally:
         for game_id, game in games().items():
-            game.check = originals[game_id]  # type: ignore[method-assign]
+            game.check = originals[game_id]  # type: ignore[method-assign]  # the spy removed
 
 
 def fuzzed_app(redis_url: str) -> Any:

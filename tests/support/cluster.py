@@ -24,6 +24,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -122,7 +123,7 @@ class Node:
     def client(self) -> redis.Redis:
         return redis.Redis(port=self.port, socket_timeout=2, socket_connect_timeout=2)
 
-    def wait_until(self, check, timeout: float = 20.0) -> None:  # type: ignore[no-untyped-def]
+    def wait_until(self, check: Callable[[redis.Redis], bool], timeout: float = 20.0) -> None:
         """Poll ``check(client)`` until it is true (errors count as false)."""
         deadline = time.monotonic() + timeout
         while True:
