@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import redis
@@ -138,17 +139,25 @@ class SharedCounter:
 
 
 class RateLimiter:
-    """The settings' limits, counted per :func:`client_key`."""
+    """The settings' limits, counted per :func:`client_key`, in windows of ``now`` (epoch
+    seconds: the wall clock, which every node shares; tests set their own)."""
 
-    def __init__(self, limits: list[RateLimitItem], counter: SharedCounter, seat_tokens: SeatTokens) -> None:
+    def __init__(
+        self,
+        limits: list[RateLimitItem],
+        counter: SharedCounter,
+        seat_tokens: SeatTokens,
+        now: Callable[[], float] = time.time,
+    ) -> None:
         self._limits = limits
         self._counter = counter
         self._seat_tokens = seat_tokens
+        self.now = now
 
     def check(self, authorization: str, remote_addr: str | None) -> RateLimited | None:
         """Count one request of this client; the refusal to answer with if it is over a limit."""
         key = client_key(self._seat_tokens, authorization, remote_addr)
-        now = time.time()
+        now = self.now()
         for limit in self._limits:
             retry_after = self._counter.hit(limit, key, now)
             if retry_after:

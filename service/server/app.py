@@ -127,6 +127,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     limiter = limits.build_limiter(
         settings.rate_limit, settings.secret, settings.redis_url, settings.redis_cluster, settings.store_timeout_seconds
     )
+    app.extensions["rate_limiter"] = limiter
     limits.install(app, limiter, exempt={ops.blp.name})
     recorder = observability.install(app, settings.access_log)
     # Middleware wraps app.wsgi_app, as Flask documents; mypy takes the attribute for a method.

@@ -1,5 +1,6 @@
-"""Rate limits over real servers: a made-up bearer token never escapes its address's budget,
-and several nodes on one Redis never admit more than the limit together."""
+"""Rate limits: over real servers, a made-up bearer token never escapes its address's budget and
+several nodes on one Redis never admit more than the limit together; in process, on the
+limiter's own clock, windows end when they should and forwarded addresses have their budgets."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import secrets
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
 import redis
@@ -119,15 +121,49 @@ def test_slices_add_up_to_exactly_the_limit_and_cost_one_round_trip_each(redis_u
     assert busy.hit(limit, key, now + 0.5) == 0 and round_trips == 2
 
 
+class FakeNow:
+    """The limiter's "now" in epoch seconds, moved by the test."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def __call__(self) -> float:
+        return self.seconds
+
+
+def limited_client(config: dict[str, str], now: FakeNow) -> Any:
+    """A test client of an app whose rate limiter counts on ``now``."""
+    from service import create_app
+
+    app = create_app(config)
+    app.extensions["rate_limiter"].now = now
+    return app.test_client()
+
+
+@pytest.mark.parametrize("store_kind", ["embedded"])
+def test_a_spent_budget_comes_back_when_its_window_ends(app_config: dict[str, str]) -> None:
+    """Fixed windows of the limit's length: the refusal says how long until the window ends,
+    the budget is whole again from then, and a window that merely started later is no help."""
+    now = FakeNow(16_667 * 60 + 20.5)  # 20.5 s into a minute
+    client = limited_client({**app_config, "REFEREE_RATE_LIMIT": "3 per minute"}, now)
+    assert [client.get("/v1/games").status_code for _ in range(3)] == [200, 200, 200]
+    refused = client.get("/v1/games")
+    assert refused.status_code == 429 and refused.get_json()["code"] == "rate_limited"
+    assert refused.headers["Retry-After"] == "40", "39.5 s left in the window, rounded up"
+    now.seconds += 39
+    assert client.get("/v1/games").status_code == 429, "still the same window"
+    now.seconds += 1
+    assert [client.get("/v1/games").status_code for _ in range(4)] == [200, 200, 200, 429]
+
+
 @pytest.mark.parametrize("store_kind", ["embedded"])
 def test_behind_a_trusted_proxy_each_forwarded_address_has_its_own_budget(app_config: dict[str, str]) -> None:
     """compose.yaml's nginx sets X-Forwarded-For; with REFEREE_PROXY_HOPS=1 each client
     behind it has its budget, without it the header is ignored (a client could pick any)."""
-    from service import create_app
-
     config = {**app_config, "REFEREE_RATE_LIMIT": "2 per hour"}
-    proxied = create_app({**config, "REFEREE_PROXY_HOPS": "1"}).test_client()
-    direct = create_app(config).test_client()
+    now = FakeNow(7200.0)  # one window for the whole test
+    proxied = limited_client({**config, "REFEREE_PROXY_HOPS": "1"}, now)
+    direct = limited_client(config, now)
     first, second = {"X-Forwarded-For": "203.0.113.10"}, {"X-Forwarded-For": "203.0.113.11"}
     for client, separate_budgets in ((proxied, True), (direct, False)):
         for _ in range(2):
