@@ -2,12 +2,34 @@
 
 from __future__ import annotations
 
-import time
+from typing import Any
 
 import pytest
 
+from service.clock import wall_ms
 from tests.support.http import PROBLEM_JSON, MatchClient
 from tests.support.replays import play_finished
+
+
+class FakeNow:
+    """The referee's and the listing's "now" in epoch ms, moved by the test."""
+
+    def __init__(self, ms: int) -> None:
+        self.ms = ms
+
+    def __call__(self) -> int:
+        return self.ms
+
+
+@pytest.fixture
+def now(app: Any) -> FakeNow:
+    """One clock for the moves (their ``updated_at``) and the listing (its window), starting a
+    second behind the wall clock, so the matches of this test are recent matches like any
+    other (Redis reads its index from the wall clock's hour back)."""
+    fake = FakeNow(wall_ms() - 1000)
+    app.extensions["referee"].now_ms = fake
+    app.extensions["listing"].now_ms = fake
+    return fake
 
 
 def listing(client, until: set[str], **query: object) -> list[dict]:
@@ -26,21 +48,20 @@ def listing(client, until: set[str], **query: object) -> list[dict]:
             return pages
 
 
-def created_apart(client, game: str, players: int, count: int) -> list[MatchClient]:
-    """``count`` matches, each created on a later millisecond than the one before: the listing
-    orders matches updated in the same millisecond by id, not by creation."""
+def created_apart(client, now: FakeNow, game: str, players: int, count: int) -> list[MatchClient]:
+    """``count`` matches, each created a millisecond after the one before: the listing orders
+    matches updated in the same millisecond by id, not by creation."""
     created = []
     for _ in range(count):
-        if created:
-            time.sleep(0.002)
+        now.ms += 1
         created.append(MatchClient.create(client, game, players))
     return created
 
 
-def test_matches_are_listed_newest_first_across_pages(client) -> None:
-    created = created_apart(client, "esploratore", 2, 5)
+def test_matches_are_listed_newest_first_across_pages(client, now: FakeNow) -> None:
+    created = created_apart(client, now, "esploratore", 2, 5)
     moved = created[1]
-    time.sleep(0.002)  # the move, too, on a later millisecond than the last creation
+    now.ms += 1  # the move, too, a millisecond after the last creation
     legal = moved.legal(moved.created["to_act"][0])
     assert moved.act(legal["seat"], legal["state_token"], legal["actions"][0]).status_code == 200
 
@@ -66,6 +87,22 @@ def test_matches_are_listed_newest_first_across_pages(client) -> None:
     assert first["updated_at"] > first["created_at"]
     stamps = [m["updated_at"] for m in entries]
     assert stamps == sorted(stamps, reverse=True)
+
+
+def test_a_match_leaves_the_listing_a_window_after_its_last_move(app, client, now: FakeNow) -> None:
+    """README: a match stays listed for ``REFEREE_LISTING_WINDOW`` (a day) after its last move,
+    then leaves the listing; it can still be read by its id."""
+    match = MatchClient.create(client, "the-game", 1)
+    match_id = match.created["match_id"]
+
+    def listed() -> bool:
+        return any(match_id == m["match_id"] for page in listing(client, {match_id}, game="the-game") for m in page)
+
+    now.ms += app.extensions["listing"].window_seconds * 1000
+    assert listed(), "a whole window after its last move it is still listed"
+    now.ms += 1
+    assert not listed(), "a millisecond later it has left the listing"
+    assert match.get()["match_id"] == match_id
 
 
 def test_filters_by_game_and_status(client) -> None:
@@ -114,13 +151,13 @@ def test_an_unknown_game_is_not_found(client) -> None:
     assert (response.status_code, response.mimetype, response.get_json()["code"]) == (404, PROBLEM_JSON, "unknown_game")
 
 
-def test_a_match_whose_state_its_game_cannot_place_is_skipped_not_a_500(app, client) -> None:
+def test_a_match_whose_state_its_game_cannot_place_is_skipped_not_a_500(app, client, now: FakeNow) -> None:
     """A record that decodes but whose state the game cannot read (written by another
     version, or damaged) leaves the listing; the other matches are still listed."""
     from service.match import Match
 
     store = app.extensions["referee"].store
-    kept, broken = created_apart(client, "isola-dei-vulcani", 2, 2)
+    kept, broken = created_apart(client, now, "isola-dei-vulcani", 2, 2)
     broken_id = broken.created["match_id"]
     loaded = store.load(broken_id)
     match = Match.decode(loaded.version, loaded.record, loaded.base)
