@@ -99,8 +99,8 @@ class ActionLane:
             )
         if method == "GET" and (matched := _LEGAL.match(path)) is not None:
             started = time.perf_counter()
-            bearer = parse_bearer(environ.get("HTTP_AUTHORIZATION", ""))
-            if bearer is None:  # Flask's 401, or its answer to a header it reads otherwise
+            seat_token = parse_bearer(environ.get("HTTP_AUTHORIZATION", ""))
+            if seat_token is None:  # Flask's 401, or its answer to a header it reads otherwise
                 return self.inner(environ, start_response)
             match_id = matched.group(1)
             return self._serve(
@@ -109,7 +109,7 @@ class ActionLane:
                 _LEGAL_ENDPOINT,
                 match_id,
                 started,
-                lambda: ("200 OK", orjson.dumps(self._referee.legal_actions(match_id, bearer)), _JSON),
+                lambda: ("200 OK", orjson.dumps(self._referee.legal_actions(match_id, seat_token)), _JSON),
             )
         return self.inner(environ, start_response)
 

@@ -42,7 +42,7 @@ blp = Blueprint(
     description="Create matches, act in them with a state token, read their state and history.",
 )
 
-_SEAT_AUTH = [{"seatToken": []}]
+_SEAT_AUTH: list[dict[str, list[str]]] = [{"seatToken": []}]
 """What a seat-only operation declares; the others keep the document's default (no token, or
 a seat token: a read then shows that seat's view)."""
 _CACHING = {"Cache-Control": "Cache-Control", "Vary": "Vary"}

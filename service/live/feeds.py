@@ -36,7 +36,6 @@ import threading
 import time
 from typing import Any
 
-import redis
 from redis.exceptions import RedisError
 
 from service.store import FileStore, MatchStore, MemoryStore, RedisStore, redis_client
@@ -235,7 +234,7 @@ class FileFeed(Feed):
 class RedisFeed(Feed):
     """Commits of every node, through one pub/sub connection per process."""
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: redis_client.Client) -> None:
         super().__init__()
         self._client = client
         self._changes: list[tuple[bool, str]] = []

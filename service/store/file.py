@@ -336,7 +336,8 @@ class FileStore:
     def list_matches(
         self, which: ListFilter, after: ListPosition | None, count: int
     ) -> tuple[list[ListedMatch], ListPosition | None]:
-        conditions, values = ["l.updated_ms >= ?", "m.expires_at > ?"], [which.since_ms, self._clock()]
+        conditions = ["l.updated_ms >= ?", "m.expires_at > ?"]
+        values: list[object] = [which.since_ms, self._clock()]
         if which.game is not None:
             conditions.append("l.game = ?")
             values.append(which.game)
@@ -369,7 +370,8 @@ class FileStore:
 
     def versions(self, match_ids: list[str]) -> dict[str, int]:
         """The current version of each live match of ``match_ids``."""
-        now, found = self._clock(), {}
+        now = self._clock()
+        found: dict[str, int] = {}
         with self._transaction(write=False) as connection:
             for start in range(0, len(match_ids), 500):
                 chunk = match_ids[start : start + 500]
