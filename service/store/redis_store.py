@@ -70,7 +70,7 @@ import logging
 import time
 import zlib
 from importlib.resources import files
-from typing import Any
+from typing import Any, cast
 
 from redis.cluster import RedisCluster
 from redis.commands.core import Script
@@ -262,15 +262,23 @@ class RedisStore:
                 f"nothing)."
             )
 
-    def _policies(self) -> dict[str, str]:
+    def _policies(self) -> dict[str, str | None]:
         """``maxmemory-policy`` per master (keyed ``" on host:port"`` on a cluster, where
-        every master must be safe; ``""`` on a single Redis)."""
+        every master must be safe; ``""`` on a single Redis; ``None`` where none is set)."""
         if not self._cluster:
             return {"": _text(self._redis.config_get("maxmemory-policy").get("maxmemory-policy"))}
-        replies = self._redis.config_get("maxmemory-policy", target_nodes=RedisCluster.PRIMARIES)
-        if len(self._redis.get_primaries()) == 1:
-            replies = {self._redis.get_primaries()[0].name: replies}
+        cluster = self._cluster_client
+        # One reply per master, by node name (redis-py types it as one node's reply).
+        replies = cast(dict[str, Any], cluster.config_get("maxmemory-policy", target_nodes=RedisCluster.PRIMARIES))
+        if len(cluster.get_primaries()) == 1:  # one master answers with its reply alone
+            replies = {cluster.get_primaries()[0].name: replies}
         return {f" on {node}": _text(reply.get("maxmemory-policy")) for node, reply in replies.items()}
+
+    @property
+    def _cluster_client(self) -> RedisCluster:
+        """The client, as the cluster client it is where ``self._cluster`` holds."""
+        assert isinstance(self._redis, RedisCluster), "a single Redis has no cluster client"
+        return self._redis
 
     def create(
         self, match_id: str, record: bytes, ttl: int, listed: Listed | None = None, due_ms: int | None = None
@@ -368,8 +376,8 @@ class RedisStore:
         match_id: str,
         listed: Listed | None,
         due_ms: int | None = None,
-    ) -> object:
-        """Run a writing script on the keys' master, in one round trip with the listing
+    ) -> Any:
+        """Run a writing script on the keys' master and answer its reply, in one round trip with the listing
         index's writes for ``listed`` and, with ``replica_acks``, a ``WAIT`` until that many
         replicas hold the write (``WAIT`` counts the writes of its own connection). On a
         cluster the script (and ``WAIT``) go in a pipeline to the match's master, since redis-py's
@@ -474,7 +482,8 @@ class RedisStore:
         """A client of the node that serves ``key`` (the store's own on a single Redis)."""
         if not self._cluster:
             return self._redis
-        return self._redis.get_redis_connection(self._redis.get_node_from_key(key))
+        cluster = self._cluster_client
+        return cluster.get_redis_connection(cluster.get_node_from_key(key))
 
     def _forget_slot_map(self) -> None:
         """After a failure on a cluster master, read the slot map again, so the next request
@@ -482,7 +491,7 @@ class RedisStore:
         cluster client tries again on the next request."""
         if self._cluster:
             try:
-                self._redis.nodes_manager.initialize()
+                self._cluster_client.nodes_manager.initialize()
             except _FAILURES as exc:
                 log.info("could not refresh the cluster's slot map: %s", exc)
 
@@ -508,7 +517,7 @@ class RedisStore:
         if stop <= start:
             return []
         try:
-            return list(self._redis.lrange(_log_key(match_id), start, stop - 1))
+            return cast(list[bytes], self._redis.lrange(_log_key(match_id), start, stop - 1))  # bytes: no decoding
         except _FAILURES as exc:
             raise _unavailable(exc) from exc
 
@@ -581,11 +590,12 @@ class RedisStore:
     def _key_per_master(self, prefix: str) -> list[str]:
         """``prefix:{n}`` keys, one served by each master of the cluster (as the client
         knows it)."""
-        masters = {node.name for node in self._redis.get_primaries()}
+        cluster = self._cluster_client
+        masters = {node.name for node in cluster.get_primaries()}
         keys: dict[str, str] = {}
         for n in range(64 * len(masters)):
             key = f"{prefix}:{{{n}}}"
-            keys.setdefault(self._redis.get_node_from_key(key).name, key)
+            keys.setdefault(cluster.get_node_from_key(key).name, key)
             if len(keys) == len(masters):
                 break
         return list(keys.values())
