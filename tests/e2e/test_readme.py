@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from flask.testing import FlaskClient
 
 from service.games import games
 from tests.support.servers import BIN, ROOT, clean_env, free_port, running
@@ -87,7 +88,7 @@ def test_the_curl_walkthrough_runs_as_written(tmp_path: Path) -> None:
     assert json.loads(lines[7])["total"] == 3
 
 
-def test_the_listing_example_prints_each_match_then_the_cursor_once(client) -> None:  # type: ignore[no-untyped-def]
+def test_the_listing_example_prints_each_match_then_the_cursor_once(client: FlaskClient) -> None:
     if not shutil.which("jq"):
         pytest.skip("jq is not installed")
     (block,) = SHELL_BLOCK.findall(section("### Finding matches"))
@@ -102,7 +103,7 @@ def test_the_listing_example_prints_each_match_then_the_cursor_once(client) -> N
     assert lines[2:] == [f"next: {page['next_cursor']}"] and page["next_cursor"]
 
 
-def test_the_games_are_named_as_the_catalogue_names_them(client) -> None:  # type: ignore[no-untyped-def]
+def test_the_games_are_named_as_the_catalogue_names_them(client: FlaskClient) -> None:
     """The README's table and pictures, the catalogue and the landing page spell each game
     alike."""
     table = section("## Games")
