@@ -1,4 +1,5 @@
-"""Every ``# type: ignore`` names the error it silences and says why, on its own line.
+"""Every ``# type: ignore`` names the error it silences and says why: after it on its line, or
+in a comment on the line just above (where the line would be too long).
 
 mypy enforces the code (``enable_error_code = ["ignore-without-code"]`` in pyproject.toml) and
 flags ignores it no longer needs (``warn_unused_ignores``); the reason is for the reader, and
@@ -18,11 +19,17 @@ REASON = re.compile(r"^\s*#\s*\S")
 
 
 def ignores_without_a_reason(text: str) -> list[tuple[int, str]]:
-    """The lines of ``text`` with an ignore that lacks a code or a reason after it."""
+    """The lines of ``text`` with an ignore that lacks a code, or a reason after it or in a
+    comment line right above it."""
     found = []
-    for number, line in enumerate(text.splitlines(), 1):
+    lines = text.splitlines()
+    for number, line in enumerate(lines, 1):
         match = IGNORE.search(line)
-        if match and (match["code"] is None or not REASON.match(match["rest"])):
+        if match is None:
+            continue
+        above = lines[number - 2] if number >= 2 else ""
+        reasoned = REASON.match(match["rest"]) or REASON.match(above)
+        if match["code"] is None or not reasoned:
             found.append((number, line.strip()))
     return found
 
@@ -45,3 +52,7 @@ def test_the_check_tells_a_reason_from_none() -> None:
     assert ignores_without_a_reason("x = f()  # type: ignore[arg-type]\n") == [(1, "x = f()  # type: ignore[arg-type]")]
     assert ignores_without_a_reason("x = f()  # type: ignore  # no code\n") != []
     assert ignores_without_a_reason("text = 'type: ignore'\n") == []
+    assert ignores_without_a_reason("# a stub's signature differs\ndef f():  # type: ignore[override]\n") == []
+    assert ignores_without_a_reason("x = 1\ndef f():  # type: ignore[override]\n") == [
+        (2, "def f():  # type: ignore[override]")
+    ]
