@@ -6,15 +6,20 @@ cluster with ``WAIT 1`` after each commit (``REFEREE_REDIS_WAIT_REPLICAS=1``). I
 the cluster itself (tests/support/cluster.py, ports 7000-7099) and reports the latency of
 load + commit (p50, p99) and the ratio of moves per second to the baseline of the same run.
 
-    python -m bench.cluster_store --redis redis://127.0.0.1:6379/6 --moves 3000 --rounds 3   # from the repository root
+    python bench/cluster_store.py --redis redis://127.0.0.1:6379/6 --moves 3000 --rounds 3
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 import uuid
+from pathlib import Path
+
+# tests/support starts the cluster: a folder of the checkout, not of the installed package.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from service.store import RedisStore
 from tests.support.cluster import LocalCluster, free_block

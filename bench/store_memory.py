@@ -27,17 +27,22 @@ import shutil
 import socket
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from unittest import mock
 
 import orjson
 import redis
+
+# tools/ is a folder of the checkout, not of the installed package.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from service import codec
 from service.games import games
