@@ -101,6 +101,7 @@ MATCH_LIST: dict[str, Any] = {
 
 LEGAL_ACTIONS = {
     "match_id": _MATCH_ID,
+    "game": "the-game",
     "seat": 0,
     "version": 0,
     "state_token": _TOKEN_0,
@@ -112,6 +113,7 @@ ACTION_REQUEST = {"state_token": _TOKEN_0, "action": {"type": "propose_starter",
 
 ACTION_RESULT: dict[str, Any] = {
     "match_id": _MATCH_ID,
+    "game": "the-game",
     "state_token": _TOKEN_1,
     "version": 1,
     "seat": 0,
@@ -164,6 +166,7 @@ ABORTED: dict[str, Any] = {
 
 STREAM_EVENT: dict[str, Any] = {
     "match_id": _MATCH_ID,
+    "game": "the-game",
     "version": 1,
     "status": "active",
     "to_act": [1],
@@ -183,6 +186,7 @@ STREAM = f": open\n\nid: 1\nevent: version\ndata: {json.dumps(STREAM_EVENT, sepa
 
 VALIDATION_RESULT = {
     "match_id": _MATCH_ID,
+    "game": "the-game",
     "seat": 0,
     "version": 1,
     "state_token": _TOKEN_1,
@@ -194,6 +198,7 @@ VALIDATION_RESULT = {
 
 HISTORY = {
     "match_id": _MATCH_ID,
+    "game": "the-game",
     "total": 1,
     "next_cursor": None,
     "entries": [

@@ -11,11 +11,12 @@ For each game package (``TheGame``, ``Viaggio``, …) the document gets:
 - ``<Game>Options``: its options at match creation.
 
 A body field whose type depends on the match's game is declared with :class:`PerGame`, and a
-body's ``game`` with :class:`GameId`. Where the body names its game (a match, a replay, a
-creation request) the document gives each game a variant of that body, discriminated on
-``game``, in which those fields are that game's types; elsewhere (legal actions, an action's
-answer) they are any game's (:meth:`GameTypes.of_any_game`). service/api/spec.py writes the
-variants; this module says what each field is.
+body's ``game`` with :class:`GameId`. Where the body names its game (every answer about a match:
+the match, its legal actions, an action's answer, the history, a stream event, the replay; and
+the creation request) the document gives each game a variant of that body, discriminated on
+``game``, in which those fields are that game's types; elsewhere (the action a client sends)
+they are any game's (:meth:`GameTypes.of_any_game`). service/api/spec.py writes the variants;
+this module says what each field is.
 """
 
 from __future__ import annotations
@@ -148,8 +149,9 @@ class GameTypes:
         return own
 
     def of_any_game(self, kind: str) -> tuple[str, dict[str, Any]]:
-        """What a :class:`PerGame` field of ``kind`` is in a body that does not say its game:
-        the component ``AnyGame<kind>`` (its name, and its schema), any game's.
+        """What a :class:`PerGame` field of ``kind`` is in a body that does not say its game
+        (an action request): the component ``AnyGame<kind>`` (its name, and its schema), any
+        game's.
 
         Action and event unions list every game's variants, the most specific first, so a
         generated client that tries them in turn (openapi-python-client) takes The Game's
@@ -182,9 +184,9 @@ def _const_tagged(name: str, schema: dict[str, Any]) -> dict[str, Any]:
     generators turn into a literal type and a check on decoding).
 
     ``additionalProperties: false`` is left out: the referee refuses unknown fields all the
-    same, but a body that does not say its game lists every game's variants, and a field one
-    game's action has must survive a generated client that took it for another game's action
-    of the same ``type`` (see :func:`most_specific_first`).
+    same, but a body that does not say its game (an action request) lists every game's
+    variants, and a field one game's action has must survive a generated client that took it
+    for another game's action of the same ``type`` (see :func:`most_specific_first`).
     """
     properties = {**schema.get("properties", {}), "type": {"type": "string", "const": name}}
     tagged = {key: value for key, value in schema.items() if key != "additionalProperties"}

@@ -11,6 +11,9 @@ from service.bots.registry import BOT_NAMES
 from service.clock import DEFAULT_MAX_CONSECUTIVE_TIMEOUTS, ON_TIMEOUT
 
 _VIEW = "What the caller's seat may see (a spectator's view without a seat token); per game."
+MATCH_GAME = "The match's game (its id): this body's actions, events and view are that game's types."
+"""What ``game`` says in a body about one match whose per-game fields would not name their game
+otherwise: generated clients narrow the body by it (schemas/game_types.py)."""
 _OUTCOME = (
     "Null while the match runs (and for an aborted match); then `{scores, ranks, winners, detail}`, per seat "
     "index. A match ended by a timeout or a resignation has `detail.end_reason` `timeout` or `resigned` and "
@@ -213,6 +216,7 @@ class ActionResultSchema(Schema):
     """The new state after an accepted action."""
 
     match_id = fields.String(required=True)
+    game = GameId(required=True, metadata={"description": MATCH_GAME})
     state_token = fields.String(required=True)
     version = fields.Integer(required=True)
     seat = fields.Integer(required=True)
@@ -242,6 +246,7 @@ class ValidationResultSchema(Schema):
     """Whether an action would be accepted now; nothing is changed."""
 
     match_id = fields.String(required=True)
+    game = GameId(required=True, metadata={"description": "The match's game (its id)."})
     seat = fields.Integer(required=True)
     version = fields.Integer(required=True)
     state_token = fields.String(required=True)
@@ -255,6 +260,7 @@ class LegalActionsSchema(Schema):
     """Every legal action of the caller's seat now."""
 
     match_id = fields.String(required=True)
+    game = GameId(required=True, metadata={"description": MATCH_GAME})
     seat = fields.Integer(required=True)
     version = fields.Integer(required=True)
     state_token = fields.String(required=True, metadata={"description": "The version these actions belong to."})
@@ -299,6 +305,7 @@ class HistorySchema(Schema):
     """A page of the action log, as the caller may see it."""
 
     match_id = fields.String(required=True)
+    game = GameId(required=True, metadata={"description": MATCH_GAME})
     total = fields.Integer(required=True)
     entries = fields.List(fields.Nested(HistoryEntrySchema), required=True)
     next_cursor = fields.Integer(allow_none=True, required=True)

@@ -3,8 +3,8 @@
 from marshmallow import Schema, fields
 
 from schemas.enums import entry_kind, match_status
-from schemas.game_types import PerGame
-from schemas.matches import OutcomeSchema
+from schemas.game_types import GameId, PerGame
+from schemas.matches import MATCH_GAME, OutcomeSchema
 
 
 class StreamEventSchema(Schema):
@@ -12,6 +12,7 @@ class StreamEventSchema(Schema):
     `event: version` whose `id` is the version."""
 
     match_id = fields.String(required=True)
+    game = GameId(required=True, metadata={"description": MATCH_GAME})
     version = fields.Integer(
         required=True, metadata={"description": "The version this event shows (also the SSE `id`)."}
     )

@@ -102,6 +102,7 @@ class Answers:
         """The answer to ``move`` as its seat sees it, from the ``state`` it produced."""
         return {
             "match_id": match.match_id,
+            "game": match.game_id,
             "state_token": self.tokens.mint(match.match_id, move.version),
             "version": move.version,
             "seat": move.seat,
@@ -119,6 +120,7 @@ class Answers:
         """The caller's legal actions now, with the state token they belong to."""
         return {
             "match_id": match.match_id,
+            "game": match.game_id,
             "seat": caller.seat,
             "version": match.version,
             "state_token": self.tokens.mint(match.match_id, match.version),

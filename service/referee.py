@@ -255,7 +255,13 @@ class Referee:
         raw = from_store(lambda: self.store.history(match_id, cursor, cursor + limit))
         entries = [history_entry(Move.decode(item), game, caller, revealed) for item in raw]
         end = cursor + len(entries)
-        return {"match_id": match_id, "total": total, "entries": entries, "next_cursor": end if end < total else None}
+        return {
+            "match_id": match_id,
+            "game": match.game_id,
+            "total": total,
+            "entries": entries,
+            "next_cursor": end if end < total else None,
+        }
 
     def read_log(self, match_id: str, start: int, stop: int) -> list[bytes]:
         """Log entries ``start`` to ``stop - 1`` as stored."""
@@ -399,6 +405,7 @@ class Referee:
             raise self._stale(match.match_id, match.version)
         answer: dict[str, Any] = {
             "match_id": match.match_id,
+            "game": match.game_id,
             "seat": caller.seat,
             "version": match.version,
             "state_token": self.tokens.mint(match.match_id, match.version),

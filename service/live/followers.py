@@ -45,6 +45,7 @@ from service.referee import Referee
 #: The fields of a match body that a stream event carries (those the referee has).
 EVENT_FIELDS = (
     "match_id",
+    "game",
     "version",
     "status",
     "to_act",

@@ -38,6 +38,26 @@ def test_a_client_seed_makes_a_reproducible_marked_match(client) -> None:
     assert one.created["seed_sha256"] == hashlib.sha256(bytes.fromhex(seed)).hexdigest()
 
 
+@pytest.mark.parametrize("game_id", sorted(games()))
+def test_every_answer_about_a_match_names_its_game(client, game_id: str) -> None:
+    """Legal actions, a validation, an action's answer, a resignation's, the history and a
+    stream event say which game they are of: a client narrows their actions, events and view
+    by it (docs/openapi.md)."""
+    match = MatchClient.create(client, game_id, games()[game_id].min_players)
+    seat = match.get()["to_act"][0]
+    legal = match.legal(seat)
+    body = {"state_token": legal["state_token"], "action": legal["actions"][0]}
+    validated = client.post(f"{match.url}/actions/validate", json=body, headers=auth(match.by_seat[seat]))
+    acted = match.act(seat, legal["state_token"], legal["actions"][0])
+    resigned = match.post("resign", seat)
+    history = client.get(f"{match.url}/history")
+    stream = client.get(f"{match.url}/stream")
+    assert [r.status_code for r in (validated, acted, resigned, history, stream)] == [200] * 5
+    bodies = [legal, validated.get_json(), acted.get_json(), resigned.get_json(), history.get_json()]
+    events = [orjson.loads(line.removeprefix(b"data: ")) for line in stream.data.splitlines() if line[:6] == b"data: "]
+    assert [answer["game"] for answer in bodies + events] == [game_id] * (len(bodies) + len(events))
+
+
 # Whole matches: on the cluster tests/e2e/test_cluster.py plays every game through two nodes.
 @pytest.mark.parametrize("store_kind", ["embedded", "redis"])
 @pytest.mark.parametrize("game_id", sorted(games()))

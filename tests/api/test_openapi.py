@@ -93,8 +93,8 @@ def test_nullable_outcome_is_the_outcome_or_null() -> None:
         {"$ref": "#/components/schemas/TheGameOutcome"},
         {"type": "null"},
     ]
-    assert schemas["ActionResult"]["properties"]["outcome"]["anyOf"] == [
-        {"$ref": "#/components/schemas/Outcome"},
+    assert schemas["TheGameActionResult"]["properties"]["outcome"]["anyOf"] == [
+        {"$ref": "#/components/schemas/TheGameOutcome"},
         {"type": "null"},
     ]
 
@@ -121,14 +121,24 @@ def test_a_body_that_names_its_game_is_one_variant_per_game_discriminated_on_it(
 
     schemas = orjson.loads(spec_bytes())["components"]["schemas"]
     assert schemas["GameId"]["enum"] == sorted(games())
-    for name in ("Match", "CreatedMatch", "CreateMatch", "Replay"):
+    for name in (
+        "Match",
+        "CreatedMatch",
+        "CreateMatch",
+        "Replay",
+        "LegalActions",
+        "ActionResult",
+        "History",
+        "StreamEvent",
+    ):
         union = schemas[name]
         assert union["discriminator"]["propertyName"] == "game"
         mapping = union["discriminator"]["mapping"]
         assert set(mapping) == set(games()) and [{"$ref": target} for target in mapping.values()] == union["oneOf"]
         for game_id, target in mapping.items():
             variant = schemas[target.rsplit("/", 1)[1]]
-            assert variant["properties"]["game"] == {"type": "string", "const": game_id}
+            game = {key: value for key, value in variant["properties"]["game"].items() if key != "description"}
+            assert game == {"type": "string", "const": game_id}
             assert "game" in variant["required"] and variant["additionalProperties"] is False
     the_game = schemas["TheGameMatch"]["properties"]
     assert the_game["view"]["$ref"].endswith("/TheGameView")
@@ -138,13 +148,35 @@ def test_a_body_that_names_its_game_is_one_variant_per_game_discriminated_on_it(
         {"$ref": "#/components/schemas/TheGameAction"},
         {"type": "null"},
     ]
+    the_game_legal = schemas["TheGameLegalActions"]["properties"]["actions"]["items"]
+    assert the_game_legal["$ref"].endswith("/TheGameAction")
+    assert schemas["TheGameActionResult"]["properties"]["legal_actions"]["items"]["$ref"].endswith("/TheGameAction")
+    history_entry = schemas["TheGameHistory"]["properties"]["entries"]["items"]["$ref"].rsplit("/", 1)[1]
+    assert schemas[history_entry]["properties"]["events"]["items"]["anyOf"][0]["$ref"].endswith("/TheGameEvent")
+
+
+def test_only_a_request_s_action_is_any_game_s() -> None:
+    """Every answer holding per-game fields names its game, so a client narrows it: what is
+    left of any game's types is the action a client sends (whose match it already knows)."""
+    spec = orjson.loads(spec_bytes())
+    assert [name for name in spec["components"]["schemas"] if name.startswith("AnyGame")] == ["AnyGameAction"]
+    users = {
+        name
+        for name, schema in spec["components"]["schemas"].items()
+        if any(inner.get("$ref") == "#/components/schemas/AnyGameAction" for inner in _schemas_within(schema))
+    }
+    assert users == {"ActionRequest"}
 
 
 def test_every_action_and_event_variant_requires_its_type_as_a_constant() -> None:
     from schemas.game_types import type_prefix
 
     schemas = orjson.loads(spec_bytes())["components"]["schemas"]
-    unions = [name for name in schemas if name.endswith(("Action", "Event")) and "discriminator" in schemas[name]]
+    unions = [
+        name
+        for name in schemas
+        if name.endswith(("Action", "Event")) and schemas[name].get("discriminator", {}).get("propertyName") == "type"
+    ]
     assert len(unions) == 10
     for name in unions:
         suffix = "Action" if name.endswith("Action") else "Event"

@@ -2,8 +2,8 @@
 // document (openapi-typescript's `api.d.ts`, next to this file at test time) and openapi-fetch.
 // It plays one match of every game in the catalogue to its end, reads the match's replay and
 // prints one JSON line per match. Type-checked with `tsc --strict` by
-// tests/clients/test_generated_clients.py: every narrowing below is by `game`, then by `type`,
-// with no cast; the `never` defaults make a game or an action type the bot does not handle a
+// tests/clients/test_generated_clients.py: every narrowing below (a match, its legal actions, its
+// replay) is by `game`, then by `type`, with no cast; the `never` defaults make a game or an action type the bot does not handle a
 // compile error.
 import createClient from "openapi-fetch";
 import type { components, paths } from "./api";
@@ -44,6 +44,26 @@ export function describeMatch(match: Schemas["Match"]): string {
     default: {
       const unknown: never = match;
       return String(unknown);
+    }
+  }
+}
+
+/** The legal actions in words: `game` narrows the answer, so `legal.actions[i]` is that game's action, then `type` narrows it. */
+export function describeLegal(legal: Schemas["LegalActions"]): string[] {
+  switch (legal.game) {
+    case "the-game":
+      return legal.actions.map(describeTheGame);
+    case "halunken-und-spelunken":
+      return legal.actions.map((action) => (action.type === "bid" ? `bid ${action.card}` : action.type));
+    case "isola-dei-vulcani":
+      return legal.actions.map((action) => (action.type === "build" ? `build on ${action.hex}` : action.type));
+    case "viaggio-al-centro-della-terra":
+      return legal.actions.map((action) => (action.type === "step" ? `step to ${action.to}` : action.type));
+    case "esploratore":
+      return legal.actions.map((action) => (action.type === "build" ? `build line ${action.line}` : action.type));
+    default: {
+      const unknown: never = legal;
+      return [String(unknown)];
     }
   }
 }
@@ -93,10 +113,15 @@ async function playOne(baseUrl: string, game: Schemas["Game"], maxMoves: number)
     const headers = { Authorization: `Bearer ${tokens.get(seat) ?? ""}` };
     const legal = await client.GET("/v1/matches/{match_id}/legal-actions", { params, headers });
     if (!legal.data) throw new Error(`legal actions ${game.id}: ${JSON.stringify(legal.error)}`);
+    if (legal.data.game !== game.id || describeLegal(legal.data).length !== legal.data.actions.length) {
+      throw new Error(`legal actions ${game.id}: ${JSON.stringify(legal.data)}`);
+    }
+    // A request takes any game's action (the match is known), so any legal action is one.
+    const action = pick<Schemas["AnyGameAction"]>(legal.data.actions);
     const acted = await client.POST("/v1/matches/{match_id}/actions", {
       params,
       headers,
-      body: { state_token: legal.data.state_token, action: pick(legal.data.actions) },
+      body: { state_token: legal.data.state_token, action },
     });
     if (!acted.data) {
       const problem: Schemas["Problem"] | undefined = acted.error;

@@ -4,7 +4,8 @@ of every game in the catalogue to its end and prints one JSON line per match.
 
 Run by tests/clients/test_generated_clients.py: ``python python_bot.py BASE_URL [MAX_MOVES]``;
 tests/clients/test_python_types.py type-checks it with ``mypy --strict``: the catalogue's
-``GameId`` picks each game's creation body, and public operations take a plain ``Client``.
+``GameId`` picks each game's creation body, public operations take a plain ``Client``, and the
+legal actions narrow by ``game`` and then each action by ``type``, with no cast.
 """
 
 from __future__ import annotations
@@ -20,15 +21,23 @@ from game_referee_client.api.matches import create_match, get_match, list_legal_
 from game_referee_client.models import (
     ActionRequest,
     EsploratoreCreateMatch,
+    EsploratoreLegalActions,
     Game,
     GameId,
     GameList,
     HalunkenUndSpelunkenCreateMatch,
+    HalunkenUndSpelunkenLegalActions,
     IsolaDeiVulcaniCreateMatch,
-    LegalActions,
+    IsolaDeiVulcaniLegalActions,
     Problem,
+    TheGameAcceptStarterAction,
     TheGameCreateMatch,
+    TheGameEndTurnAction,
+    TheGameLegalActions,
+    TheGamePlayAction,
+    TheGameProposeStarterAction,
     ViaggioCreateMatch,
+    ViaggioLegalActions,
 )
 
 CreateMatch = (
@@ -38,6 +47,14 @@ CreateMatch = (
     | TheGameCreateMatch
     | ViaggioCreateMatch
 )
+LegalActions = (
+    EsploratoreLegalActions
+    | HalunkenUndSpelunkenLegalActions
+    | IsolaDeiVulcaniLegalActions
+    | TheGameLegalActions
+    | ViaggioLegalActions
+)
+TheGameAction = TheGameAcceptStarterAction | TheGameEndTurnAction | TheGamePlayAction | TheGameProposeStarterAction
 
 
 def creation(game: GameId, players: int) -> CreateMatch:
@@ -53,6 +70,35 @@ def creation(game: GameId, players: int) -> CreateMatch:
     if game is GameId.VIAGGIO_AL_CENTRO_DELLA_TERRA:
         return ViaggioCreateMatch(game="viaggio-al-centro-della-terra", players=players)
     assert_never(game)
+
+
+def describe_the_game(action: TheGameAction) -> str:
+    """A move of The Game in words: ``type`` narrows the action to its class."""
+    if action.type_ == "play":
+        return f"lay {action.card} on pile {action.pile}"
+    if action.type_ == "end_turn":
+        return "end the turn"
+    if action.type_ == "propose_starter":
+        return f"propose seat {action.seat} to start"
+    if action.type_ == "accept_starter":
+        return "accept the proposed starter"
+    assert_never(action)
+
+
+def describe(legal: LegalActions) -> list[str]:
+    """Each legal action in words: ``game`` narrows the answer, so its actions are that game's
+    classes, and then ``type`` each action (mypy checks every field read)."""
+    if legal.game == "the-game":
+        return [describe_the_game(action) for action in legal.actions]
+    if legal.game == "halunken-und-spelunken":
+        return [f"{action.type_} {action.card}" if action.type_ == "bid" else action.type_ for action in legal.actions]
+    if legal.game == "isola-dei-vulcani":
+        return [f"build on {action.hex_}" if action.type_ == "build" else action.type_ for action in legal.actions]
+    if legal.game == "viaggio-al-centro-della-terra":
+        return [f"step to {action.to}" if action.type_ == "step" else action.type_ for action in legal.actions]
+    if legal.game == "esploratore":
+        return [f"build line {action.line}" if action.type_ == "build" else action.type_ for action in legal.actions]
+    assert_never(legal)
 
 
 def play(base_url: str, game: Game, max_moves: int, chooser: random.Random) -> dict[str, object]:
@@ -73,7 +119,9 @@ def play(base_url: str, game: Game, max_moves: int, chooser: random.Random) -> d
             return {"game": game.id, "moves": moves, "winners": match.outcome.winners, "scores": match.outcome.scores}
         seat = seats[chooser.choice(match.to_act)]
         legal = list_legal_actions.sync(client=seat, match_id=created.match_id)
-        if not isinstance(legal, LegalActions):
+        if legal is None or isinstance(legal, Problem):
+            raise SystemExit(f"legal actions {game.id}: {legal}")
+        if legal.game != game.id or len(describe(legal)) != len(legal.actions):
             raise SystemExit(f"legal actions {game.id}: {legal}")
         request = ActionRequest(state_token=legal.state_token, action=chooser.choice(legal.actions))
         result = submit_action.sync(client=seat, match_id=created.match_id, body=request)

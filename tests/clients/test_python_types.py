@@ -2,21 +2,17 @@
 client author:
 
 - ``mypy --strict`` accepts ``python_bot.py`` and the README's snippet, which call public
-  operations with a plain ``Client`` and narrow a match by its class; it rejects each line of
-  ``python/*.py`` marked ``mypy rejects this line`` (a misspelled game or action type, another
-  game's options, an unnarrowed view), and nothing else; the README's snippet also runs;
-- on real answers of a served referee, for every game, a match, its creation answer and its
-  replay decode to that game's classes (``TheGameMatch`` with ``TheGameOptions`` and
-  ``TheGameView``, replay actions ``TheGamePlayAction``, …), an action's answer holds the
-  game's view, and the stream operation returns the events as text whose ``data`` decode as
-  ``StreamEvent``.
-
-Legal actions and an action's answer do not name their game, so their actions are any game's:
-each decodes to the class of its ``type`` and shape, the most specific first (checked
-against the raw answer: nothing is lost). Two action types
-have one shape in two games (``end_turn`` of The Game and of L'isola dei vulcani, ``pass`` of
-Halunken and of Viaggio: ``{"type"}`` alone); those decode to the first of the twins, which
-sends back the same action.
+  operations with a plain ``Client``, narrow a match by its class and legal actions by ``game``
+  and then ``type``; it rejects each line of ``python/*.py`` marked ``mypy rejects this line``
+  (a misspelled game or action type, another game's options or action, an unnarrowed view or
+  action), and nothing else; the README's snippet also runs;
+- on real answers of a served referee, for every game, every body decodes to that game's
+  classes: a match, its creation answer and its replay (``TheGameMatch`` with ``TheGameOptions``
+  and ``TheGameView``, replay actions ``TheGamePlayAction``, …), and the bodies that name their
+  game besides: legal actions, an action's answer, the history, the stream's events (whose
+  ``data`` the caller decodes with the class its ``game`` names). Every legal action decodes to
+  its own game's class, also where two games have an action of one shape (``end_turn`` of The
+  Game and of L'Isola dei Vulcani, ``pass`` of Halunken and of Viaggio).
 """
 
 from __future__ import annotations
@@ -27,18 +23,15 @@ import random
 import re
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import httpx
-import orjson
 import pytest
 
 from schemas.game_types import game_prefix, type_prefix
 from service.games import games
-from service.server.cli import spec_bytes
 from tests.clients.conftest import HERE, PYTHON_PACKAGE, VENV_BIN, marked_lines, run, succeed
 from tests.support.servers import clean_env
 
@@ -98,25 +91,12 @@ def operation(name: str) -> Any:
     return importlib.import_module(f"{PYTHON_PACKAGE}.api.{tag}.{function}")
 
 
-def twins() -> dict[str, set[str]]:
-    """Each action variant of the document, with every variant of exactly its shape (its own
-    name included): a body that does not name its game cannot tell those apart."""
-    schemas = orjson.loads(spec_bytes())["components"]["schemas"]
-    names = [item["$ref"].rsplit("/", 1)[1] for item in schemas["AnyGameAction"]["anyOf"]]
-
-    def shape(name: str) -> str:
-        return json.dumps({k: v for k, v in schemas[name].items() if k != "description"}, sort_keys=True)
-
-    return {name: {other for other in names if shape(other) == shape(name)} for name in names}
-
-
 class Expect:
     """The classes a game's answers must decode to."""
 
     def __init__(self, game_id: str) -> None:
+        self.game_id = game_id
         self.prefix = game_prefix(games()[game_id])
-        self.twins = twins()
-        self.decoded: Counter[str] = Counter()
 
     def named(self, value: Any, suffix: str) -> None:
         assert type(value).__name__ == self.prefix + suffix, (type(value).__name__, self.prefix + suffix)
@@ -134,10 +114,21 @@ class Expect:
     def own_action(self, action: Any) -> None:
         self.named(action, type_prefix(action.type_) + "Action")
 
-    def any_games_action(self, action: Any) -> None:
-        own = self.prefix + type_prefix(action.type_) + "Action"
-        assert type(action).__name__ in self.twins[own], (type(action).__name__, own)
-        self.decoded["own" if type(action).__name__ == own else "twin"] += 1
+    def own_event(self, event: Any) -> None:
+        self.named(event, type_prefix(event.type_) + "Event")
+
+    def named_game(self, body: Any, suffix: str) -> None:
+        """A body that names its game: that game's class, whose ``game`` is this game."""
+        self.named(body, suffix)
+        assert body.game == self.game_id
+
+    def action_result(self, result: Any) -> None:
+        self.named_game(result, "ActionResult")
+        self.named(result.view, "View")
+        for event in result.events:
+            self.own_event(event)
+        for action in result.legal_actions:
+            self.own_action(action)
 
 
 SEAT_MOVES = 40
@@ -171,14 +162,20 @@ def test_every_answer_decodes_to_its_games_classes(client_package: ModuleType, b
             f"{base_url}/v1/matches/{match_id}/legal-actions", headers={"Authorization": f"Bearer {seat.token}"}
         )
         assert [action.to_dict() for action in legal.actions] == answer.json()["actions"]
+        expect.named_game(legal, "LegalActions")
         for action in legal.actions:
-            expect.any_games_action(action)
+            expect.own_action(action)
         body = models.ActionRequest(state_token=legal.state_token, action=chooser.choice(legal.actions))
-        result = operation("matches.submit_action").sync(client=seat, match_id=match_id, body=body)
-        expect.named(result.view, "View")
-        for action in result.legal_actions:
-            expect.any_games_action(action)
-    assert expect.decoded["own"], expect.decoded
+        validation = operation("matches.validate_action").sync(client=seat, match_id=match_id, body=body)
+        assert validation.legal and validation.game.value == game_id
+        expect.action_result(operation("matches.submit_action").sync(client=seat, match_id=match_id, body=body))
+    history = operation("matches.get_history").sync(client=anyone, match_id=match_id)
+    expect.named_game(history, "History")
+    assert history.entries
+    for entry in history.entries:
+        expect.named(entry, "HistoryEntry")
+        for event in entry.events:
+            expect.own_event(event)
 
     house = [models.HouseSeat(seat=seat, bot=models.HouseSeatBot.RANDOM) for seat in range(players)]
     exhibition = operation("matches.create_match").sync(
@@ -198,11 +195,42 @@ def test_every_answer_decodes_to_its_games_classes(client_package: ModuleType, b
 
     stream = operation("streams.stream_match").sync(client=anyone, match_id=exhibition.match_id)
     assert isinstance(stream, str)
-    data = [line.removeprefix("data: ") for line in stream.splitlines() if line.startswith("data: ")]
+    data = [json.loads(line.removeprefix("data: ")) for line in stream.splitlines() if line.startswith("data: ")]
     assert data, stream
-    for event in (models.StreamEvent.from_dict(json.loads(line)) for line in data):
+    others = [getattr(models, game_prefix(game) + "StreamEvent") for key, game in games().items() if key != game_id]
+    for raw in data:
+        event = getattr(models, game_prefix(games()[raw["game"]]) + "StreamEvent").from_dict(raw)
+        expect.named_game(event, "StreamEvent")
         expect.named(event.view, "View")
+        for each in event.events:
+            expect.own_event(each)
         assert event.status.value == "finished"
+        for other in others:
+            with pytest.raises(ValueError, match="game must match const"):
+                other.from_dict(raw)
+
+
+def test_the_games_end_turn_decodes_as_the_games_own(client_package: ModuleType, base_url: str) -> None:
+    """The Game's ``end_turn`` has the shape of L'Isola dei Vulcani's (``{"type": "end_turn"}``):
+    the answer's ``game`` says whose it is, in the legal actions and in an action's answer."""
+    client, models = client_package, importlib.import_module(f"{PYTHON_PACKAGE}.models")
+    anyone = client.Client(base_url=base_url, raise_on_unexpected_status=True)
+    body = models.TheGameCreateMatch(game="the-game", players=2)
+    created = operation("matches.create_match").sync(client=anyone, body=body)
+    seats = {s.seat: client.AuthenticatedClient(base_url=base_url, token=s.token) for s in created.seats}
+    to_act, answered = created.to_act, []
+    for _ in range(10):  # agree on a starter, then play cards until the turn may end
+        seat = seats[to_act[0]]
+        legal = operation("matches.list_legal_actions").sync(client=seat, match_id=created.match_id)
+        ends = [action for action in legal.actions if action.type_ == "end_turn"]
+        if ends:
+            assert [type(action) for action in ends + answered] == [models.TheGameEndTurnAction] * 2
+            return
+        request = models.ActionRequest(state_token=legal.state_token, action=legal.actions[0])
+        result = operation("matches.submit_action").sync(client=seat, match_id=created.match_id, body=request)
+        answered = [action for action in result.legal_actions if action.type_ == "end_turn"]
+        to_act = result.to_act
+    pytest.fail("The Game's turn could not be ended after ten moves")
 
 
 def until_finished(match_id: str, client: Any, timeout: float = 120) -> Any:
