@@ -14,14 +14,24 @@ ratio and its standard error over rounds are the figures to compare.
 
     git worktree add /tmp/before <commit>
     python bench/ab_moves.py /tmp/before . ".:REFEREE_ACCESS_LOG=0" [--seconds 5] [--rounds 8]
+
+A variant with ``AB_WITHOUT=<name>`` serves the tree with one optimisation of the move path
+taken out by a patch in the benchmark (``bench/ab_patches.py``), so each optimisation is
+measured alone against the tree as shipped:
+
+    python bench/ab_moves.py . ".:AB_WITHOUT=resp_packer" ".:AB_WITHOUT=move_lane" --rounds 8
+
+Besides each variant's mean ratio, the table gives its difference to the first variant,
+round by round (both served fresh in the same round): the mean of those paired differences
+± its standard error is what says whether an optimisation beats the noise.
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -34,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.http_moves import WORKER_OPTIONS, free_port, run_load, server_pids
 
-REDIS_URL = "redis://127.0.0.1:6379/14"
+REDIS_URL = os.environ.get("AB_REDIS_URL", "redis://127.0.0.1:6379/14")
 WARM_UP_SECONDS = 1.0
 
 
@@ -52,10 +62,9 @@ def start(variant: str | None) -> tuple[subprocess.Popen, int]:
         "PYTHONPATH": tree,
         **dict(setting.split("=", 1) for setting in settings),
     }
+    factory = "bench.ab_patches:create_app()" if "AB_WITHOUT" in env else "service:create_app()"
     app, config = (
-        ("bench.bare_app:app", [])
-        if variant is None
-        else ("service:create_app()", ["-c", "python:service.server.gunicorn_conf"])
+        ("bench.bare_app:app", []) if variant is None else (factory, ["-c", "python:service.server.gunicorn_conf"])
     )
     command = [
         sys.executable,
@@ -70,13 +79,24 @@ def start(variant: str | None) -> tuple[subprocess.Popen, int]:
         app,
     ]
     server = subprocess.Popen(command, env=env, cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(200):
+    return server, port
+
+
+def wait_until_serving(name: str, port: int) -> None:
+    """Wait until a started server answers HTTP (its socket is bound before its workers have
+    booted; on a busy machine many servers starting at once take a while to import the
+    service)."""
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
         try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return server, port
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            conn.request("GET", "/healthz")
+            conn.getresponse().read()
+            conn.close()
+            return
         except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"{variant or 'bare'} did not start")
+            time.sleep(0.1)
+    raise RuntimeError(f"{name} did not start")
 
 
 def main() -> None:
@@ -97,6 +117,8 @@ def main() -> None:
         try:
             for name in rows:  # inside the try: a variant that fails to start stops the ones before it
                 servers[name] = start(None if name == "bare" else name)
+            for name, (_, port) in servers.items():
+                wait_until_serving(name, port)
             time.sleep(1.5)  # the workers have forked
             pids = {name: server_pids([server]) for name, (server, _) in servers.items()}
             order = list(servers)
@@ -110,20 +132,31 @@ def main() -> None:
         finally:
             for server, _ in servers.values():
                 server.terminate()
-                server.wait(10)
+            for server, _ in servers.values():
+                try:
+                    server.wait(30)
+                except subprocess.TimeoutExpired:
+                    server.kill()
+                    server.wait()
+        print(f"round {len(rows['bare'])} of {args.rounds} done", file=sys.stderr, flush=True)
     print(
         "| server | requests/s per round | ratio to bare per round | mean ratio ± standard error "
-        "| CPU µs/request: servers | Redis | load generator |"
+        f"| minus {args.variants[0]}, paired by round | non-200 | CPU µs/request: servers | Redis | load generator |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    ratios = {
+        name: [r["rate"] / b["rate"] for r, b in zip(results, rows["bare"], strict=True)]
+        for name, results in rows.items()
+    }
     for name, results in rows.items():
         rates = [r["rate"] for r in results]
-        ratios = [r["rate"] / b["rate"] for r, b in zip(results, rows["bare"], strict=True)]
+        differences = [x - first for x, first in zip(ratios[name], ratios[args.variants[0]], strict=True)]
         cpu = [statistics.mean(r[part] for r in results) for part in ("server_us", "redis_us", "client_us")]
         print(
-            f"| {name} | {' '.join(f'{x:.0f}' for x in rates)} | {' '.join(f'{x:.2f}' for x in ratios)} "
-            f"| {statistics.mean(ratios):.3f} ± {_standard_error(ratios):.3f} "
-            f"| {cpu[0]:.0f} | {cpu[1]:.0f} | {cpu[2]:.0f} |"
+            f"| {name} | {' '.join(f'{x:.0f}' for x in rates)} | {' '.join(f'{x:.2f}' for x in ratios[name])} "
+            f"| {statistics.mean(ratios[name]):.3f} ± {_standard_error(ratios[name]):.3f} "
+            f"| {statistics.mean(differences):+.3f} ± {_standard_error(differences):.3f} "
+            f"| {sum(r['errors'] for r in results):.0f} | {cpu[0]:.0f} | {cpu[1]:.0f} | {cpu[2]:.0f} |"
         )
 
 

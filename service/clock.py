@@ -20,7 +20,6 @@ started, as its state token stays valid (:meth:`service.match.Match.accepts_toke
 
 from __future__ import annotations
 
-import functools
 import logging
 import math
 import time
@@ -118,18 +117,10 @@ class StoreClock:
 
 
 def iso_ms(epoch_ms: int) -> str:
-    """``2026-11-23T19:00:00.000Z`` for an epoch time in milliseconds.
-
-    Every move stamps its time, so the calendar part is worked out once per second
-    (:func:`_iso_second`) and only the milliseconds are written each time."""
+    """``2026-11-23T19:00:00.000Z`` for an epoch time in milliseconds."""
     seconds, ms = divmod(epoch_ms, 1000)
-    return f"{_iso_second(seconds)}.{ms:03d}Z"
-
-
-@functools.lru_cache(maxsize=256)
-def _iso_second(epoch_s: int) -> str:
-    """``2026-11-23T19:00:00`` for an epoch time in whole seconds."""
-    return datetime.fromtimestamp(epoch_s, UTC).isoformat(timespec="seconds").removesuffix("+00:00")
+    calendar = datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds").removesuffix("+00:00")
+    return f"{calendar}.{ms:03d}Z"
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,9 @@ import re
 import secrets
 from dataclasses import dataclass
 
-_MATCH_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
+#: What a match id is: URL-safe base64, 8 to 64 characters.
+MATCH_ID_PATTERN = r"[A-Za-z0-9_-]{8,64}"
+_MATCH_ID = re.compile(MATCH_ID_PATTERN)
 _NUMBER = re.compile(r"0|[1-9][0-9]{0,17}")
 _SEAT_TOKEN_LABEL = b"referee seat tokens v1"
 
@@ -49,16 +51,6 @@ def _b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-def _mac_of(keyed: hmac.HMAC, message: bytes) -> bytes:
-    """HMAC-SHA256 of ``message`` from a copy of ``keyed``, an HMAC that has taken its key
-    only: every move mints and verifies a token, and a one-shot ``hmac.digest`` looks the
-    digest up in OpenSSL and pads the key each time, several times the cost of the copy once
-    other work has pushed OpenSSL out of the processor's caches (bench/README.md)."""
-    mac = keyed.copy()
-    mac.update(message)
-    return mac.digest()
-
-
 @dataclass(frozen=True)
 class StateToken:
     match_id: str
@@ -69,10 +61,10 @@ class StateTokens:
     """Mints and verifies state tokens with one server secret."""
 
     def __init__(self, secret: bytes) -> None:
-        self._keyed = hmac.new(secret, digestmod=hashlib.sha256)
+        self._secret = secret
 
     def _mac(self, match_id: str, version: int) -> str:
-        return _b64(_mac_of(self._keyed, f"{match_id}.{version}".encode()))
+        return _b64(hmac.digest(self._secret, f"{match_id}.{version}".encode(), "sha256"))
 
     def mint(self, match_id: str, version: int) -> str:
         return f"{match_id}.{version}.{self._mac(match_id, version)}"
@@ -101,10 +93,10 @@ class SeatTokens:
     """Mints seat tokens and checks their tags with a key derived from the server secret."""
 
     def __init__(self, secret: bytes) -> None:
-        self._keyed = hmac.new(hmac.new(secret, _SEAT_TOKEN_LABEL, hashlib.sha256).digest(), digestmod=hashlib.sha256)
+        self._key = hmac.digest(secret, _SEAT_TOKEN_LABEL, "sha256")
 
     def _tag(self, body: str) -> str:
-        return _b64(_mac_of(self._keyed, body.encode())[:16])
+        return _b64(hmac.digest(self._key, body.encode(), "sha256")[:16])
 
     def mint(self, match_id: str, seat: int) -> str:
         """A fresh bearer secret for ``seat`` of ``match_id``."""

@@ -1,4 +1,4 @@
-"""The move endpoint's ordinary requests, and a seat's legal actions, answered in front of Flask.
+"""The move endpoint's ordinary requests, answered in front of Flask.
 
 ``POST /v1/matches/{id}/actions`` is most of an arena's traffic, and through Flask half of a
 move's CPU time went to the framework, not the move: werkzeug's request and response objects,
@@ -12,16 +12,19 @@ rate limit (:class:`service.api.limits.RateLimiter`), the request id, :meth:`Ref
 move counter, the request's metrics and access-log line (:class:`RequestRecorder`), and the
 same headers on the same body.
 
-``GET /v1/matches/{id}/legal-actions`` with a bearer token is answered here the same way
-(:meth:`Referee.legal_actions`): a bot asks for it at the start of every match and whenever
-it lost track, and through Flask the framework cost twice the read itself.
+Only moves: measured alone (``bench/ab_moves.py``, fresh servers each round), answering moves
+here is worth far more than the noise, while answering a seat's legal actions here too (a
+bot asks for them once a match) was not, so Flask serves those. Every limit, header and
+problem comes from what the Flask route uses: the body's keys and the state token's length
+from :class:`schemas.matches.ActionRequestSchema`, the path and the endpoint's name from the
+route's rule, the caching and replay headers from :mod:`service.api.matches`.
 
 A move the referee refuses is answered here too, with the problem answer the Flask route's
 error handler writes (:func:`service.api.errors.problem_response`) and the headers its hooks
 add. Every other request goes to Flask untouched, with the body already read handed on and,
 when the rate limit was counted here, its verdict (never counted twice).
 tests/api/test_action_lane.py checks that both paths give the same status, headers and body,
-for accepted moves and refused ones, and for legal actions.
+for accepted moves and refused ones.
 """
 
 from __future__ import annotations
@@ -33,29 +36,47 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import orjson
+from marshmallow import validate
+from marshmallow.fields import Field
+from werkzeug.routing import Map
 from werkzeug.wsgi import get_content_length
 
+from schemas.matches import ActionRequestSchema
 from service.api import errors, limits, metrics
 from service.api.auth import IDEMPOTENCY_KEY
 from service.api.bodies import load_json_body
-from service.api.matches import SEAT_CACHE_CONTROL
-from service.api.observability import RequestRecorder
+from service.api.matches import REPLAYED, SEAT_CACHE_CONTROL, SEAT_VARY
+from service.api.observability import REQUEST_ID_HEADER, RequestRecorder
 from service.api.problems import BadRequest, Problem
 from service.errors import RefereeError
 from service.referee import Referee
-from service.tokens import parse_bearer
+from service.tokens import MATCH_ID_PATTERN, parse_bearer
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
-#: Match ids are URL-safe base64: any other path segment (encoded characters, which the WSGI
-#: server hands on as Latin-1 and werkzeug decodes again) is left to Flask's routing.
-_ACTIONS = re.compile(r"^/v1/matches/([A-Za-z0-9_-]{1,64})/actions$")
-_ACTIONS_ENDPOINT = "/v1/matches/<match_id>/actions"
-_LEGAL = re.compile(r"^/v1/matches/([A-Za-z0-9_-]{1,64})/legal-actions$")
-_LEGAL_ENDPOINT = "/v1/matches/<match_id>/legal-actions"
-#: What :class:`schemas.matches.ActionRequestSchema` allows for a state token.
-_MAX_STATE_TOKEN = 200
-_BODY_KEYS = {"state_token", "action"}
+
+def _max_length(field: Field) -> int:
+    """The greatest length ``field``'s ``Length`` validator allows."""
+    (length,) = [v for v in field.validators if isinstance(v, validate.Length)]
+    assert length.max is not None, "the route's schema bounds the state token"
+    return length.max
+
+
+_BODY = ActionRequestSchema._declared_fields
+#: The move body's keys, and the longest state token its schema allows.
+_BODY_KEYS = set(_BODY)
+_MAX_STATE_TOKEN = _max_length(_BODY["state_token"])
+_REQUEST_ID_ENVIRON = "HTTP_" + REQUEST_ID_HEADER.upper().replace("-", "_")
+
+
+def _route(url_map: Map, endpoint: str) -> tuple[str, re.Pattern[str]]:
+    """The Flask route of ``endpoint``: its rule (what metrics and the access line name) and a
+    pattern of the paths it serves whose match id is well formed. Any other path segment
+    (encoded characters, which the WSGI server hands on as Latin-1 and werkzeug decodes
+    again) is left to Flask's routing."""
+    (rule,) = url_map.iter_rules(endpoint)
+    before, _, after = rule.rule.partition("<match_id>")
+    return rule.rule, re.compile(f"^{re.escape(before)}({MATCH_ID_PATTERN}){re.escape(after)}$")
 
 
 #: What a served request's work gives: its status line, body and first headers.
@@ -64,8 +85,8 @@ _JSON = [("Content-Type", "application/json")]
 
 
 class ActionLane:
-    """WSGI middleware: ordinary move requests and seats' legal actions answered here,
-    everything else by ``inner`` (Flask)."""
+    """WSGI middleware: ordinary move requests answered here, everything else by ``inner``
+    (Flask)."""
 
     def __init__(
         self,
@@ -74,8 +95,10 @@ class ActionLane:
         recorder: RequestRecorder,
         limiter: limits.RateLimiter | None,
         max_body_bytes: int | None,
+        url_map: Map,
     ) -> None:
         self.inner = inner
+        self._actions_endpoint, self._actions = _route(url_map, "matches.submit_action")
         self._referee = referee
         self._recorder = recorder
         self._limiter = limiter
@@ -83,7 +106,7 @@ class ActionLane:
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         method, path = environ.get("REQUEST_METHOD"), environ.get("PATH_INFO", "")
-        if method == "POST" and (matched := _ACTIONS.match(path)) is not None:
+        if method == "POST" and (matched := self._actions.match(path)) is not None:
             started = time.perf_counter()
             request = self._ordinary(environ)
             if request is None:
@@ -92,24 +115,9 @@ class ActionLane:
             return self._serve(
                 environ,
                 start_response,
-                _ACTIONS_ENDPOINT,
                 match_id,
                 started,
                 lambda: self._move(match_id, bearer, state_token, action, idempotency_key),
-            )
-        if method == "GET" and (matched := _LEGAL.match(path)) is not None:
-            started = time.perf_counter()
-            seat_token = parse_bearer(environ.get("HTTP_AUTHORIZATION", ""))
-            if seat_token is None:  # Flask's 401, or its answer to a header it reads otherwise
-                return self.inner(environ, start_response)
-            match_id = matched.group(1)
-            return self._serve(
-                environ,
-                start_response,
-                _LEGAL_ENDPOINT,
-                match_id,
-                started,
-                lambda: ("200 OK", orjson.dumps(self._referee.legal_actions(match_id, seat_token)), _JSON),
             )
         return self.inner(environ, start_response)
 
@@ -117,12 +125,11 @@ class ActionLane:
         self,
         environ: dict[str, Any],
         start_response: Callable[..., Any],
-        endpoint: str,
         match_id: str,
         started: float,
         work: Callable[[], Answer],
     ) -> Iterable[bytes]:
-        """Answer a request this lane serves as the Flask route and its hooks would: counted
+        """Answer a move this lane serves as the Flask route and its hooks would: counted
         against the rate limit (a refusal is Flask's to answer), given its request id,
         ``work`` done, refusals answered as problems, then the seat's caching headers, the
         metrics and the access line."""
@@ -132,7 +139,7 @@ class ActionLane:
             environ[limits.VERDICT] = refusal
             if refusal is not None:
                 return self.inner(environ, start_response)
-        request_id = self._recorder.request_id(environ.get("HTTP_X_REQUEST_ID"))
+        request_id = self._recorder.request_id(environ.get(_REQUEST_ID_ENVIRON))
         refused = None
         try:
             status, body, extra = work()
@@ -149,14 +156,14 @@ class ActionLane:
         headers = [
             *extra,
             ("Content-Length", str(len(body))),
-            ("Vary", "Authorization"),
+            ("Vary", SEAT_VARY),
             ("Cache-Control", SEAT_CACHE_CONTROL),
-            ("X-Request-ID", request_id),
+            (REQUEST_ID_HEADER, request_id),
         ]
         self._recorder.finish(
             request_id,
             method,
-            endpoint,
+            self._actions_endpoint,
             path,
             int(status[:3]),
             time.perf_counter() - started,
@@ -172,7 +179,7 @@ class ActionLane:
         """The move committed (and counted) or answered again."""
         result = self._referee.act(match_id, bearer, state_token, action, idempotency_key)
         if result.replayed:
-            return "200 OK", orjson.dumps(result.body), [*_JSON, ("Idempotent-Replayed", "true")]
+            return "200 OK", orjson.dumps(result.body), [*_JSON, *REPLAYED.items()]
         metrics.sample(metrics.MOVES, result.game).inc()
         return "200 OK", orjson.dumps(result.body), _JSON
 

@@ -51,9 +51,7 @@ def load_json_body(data: bytes) -> Any:
         body = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raise BadRequest("invalid_json", f"The request body is not valid JSON: {exc}.") from exc
-    # Each level opens a bracket: with no more brackets than levels allowed (a move's body
-    # has three or so), no need to walk the parsed value.
-    if data.count(b"{") + data.count(b"[") > MAX_DEPTH and depth_exceeds(body, MAX_DEPTH):
+    if depth_exceeds(body, MAX_DEPTH):
         raise BadRequest("invalid_json", f"The request body nests deeper than {MAX_DEPTH} levels.")
     return body
 

@@ -68,12 +68,16 @@ def seat_required_first() -> None:
 
 SEAT_CACHE_CONTROL = "private, no-store"
 """``Cache-Control`` of every answer to a request with a seat token, and of every write."""
+SEAT_VARY = "Authorization"
+"""What every answer of this blueprint varies with: the seat a token names."""
+REPLAYED = {"Idempotent-Replayed": "true"}
+"""What marks an answer given again for a repeated ``Idempotency-Key``."""
 
 
 @blp.after_request
 def cache_policy(response: Response) -> Response:
     """Who may keep this answer: see the module docstring."""
-    response.vary.add("Authorization")
+    response.vary.add(SEAT_VARY)
     spectator_read = request.method in ("GET", "HEAD") and "Authorization" not in request.headers
     response.headers["Cache-Control"] = "no-cache" if spectator_read else SEAT_CACHE_CONTROL
     return response
@@ -181,7 +185,7 @@ def submit_action(body: dict[str, Any], match_id: str) -> Any:
     result = referee().act(match_id, bearer_token(), body["state_token"], body["action"], idempotency_key())
     if not result.replayed:
         metrics.sample(metrics.MOVES, result.game).inc()
-    return json_response(result.body, {"Idempotent-Replayed": "true"} if result.replayed else None)
+    return json_response(result.body, REPLAYED if result.replayed else None)
 
 
 @blp.route("/<match_id>/actions/validate", methods=["POST"])

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import itertools
 import logging
-import os
 import re
 import secrets
 import sys
@@ -16,6 +14,8 @@ from flask import Flask, Response, g, request
 
 from service.api import metrics
 
+REQUEST_ID_HEADER = "X-Request-ID"
+"""The header that carries a request's id, in and out."""
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 access_log = logging.getLogger("referee.access")
 
@@ -70,18 +70,13 @@ class RequestRecorder:
 
     def __init__(self, log_requests: bool) -> None:
         self._lines = AccessLog() if log_requests else None
-        self._pid, self._prefix = os.getpid(), secrets.token_hex(8)
-        self._issued = itertools.count()
 
     def request_id(self, incoming: str | None) -> str:
-        """The client's ``X-Request-ID`` when it is a sane one, else a new id: this
-        process's random prefix and its count of ids so far, unique without asking the
-        system for random bytes on every request."""
+        """The client's ``X-Request-ID`` when it is a sane one, else 16 new random bytes in
+        hex (unique in every process, forked workers included)."""
         if incoming and _REQUEST_ID.match(incoming):
             return incoming
-        if os.getpid() != self._pid:  # a forked worker: a prefix of its own
-            self._pid, self._prefix = os.getpid(), secrets.token_hex(8)
-        return f"{self._prefix}{next(self._issued):016x}"
+        return secrets.token_hex(16)
 
     def finish(
         self,
@@ -117,14 +112,14 @@ def install(app: Flask, log_requests: bool = True) -> RequestRecorder:
 
     @app.before_request
     def start() -> None:
-        g.request_id = recorder.request_id(request.headers.get("X-Request-ID"))
+        g.request_id = recorder.request_id(request.headers.get(REQUEST_ID_HEADER))
         g.started = time.perf_counter()
 
     @app.after_request
     def finish(response: Response) -> Response:
         elapsed = time.perf_counter() - g.get("started", time.perf_counter())
         request_id = g.get("request_id") or secrets.token_hex(16)
-        response.headers["X-Request-ID"] = request_id
+        response.headers[REQUEST_ID_HEADER] = request_id
         recorder.finish(
             request_id,
             request.method,

@@ -14,7 +14,6 @@ from service.api import games, limits, matches, metrics, observability, ops, rep
 from service.api.action_lane import ActionLane
 from service.api.errors import ProblemApi
 from service.api.headers import SecurityHeaders
-from service.api.jsonprovider import OrjsonProvider
 from service.api.spec import DEFAULT_SECURITY, SEAT_TOKEN, ConventionsPlugin, GameTypesPlugin
 from service.cache import node as node_cache
 from service.cache.process import MatchCache
@@ -69,7 +68,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     settings = Settings.from_env({**os.environ, **(config or {})})
     observability.configure_logging()
     app = RefereeFlask("service", static_folder=None)  # static files belong to the web blueprint
-    app.json = OrjsonProvider(app)
     app.config.update(
         API_TITLE="Game referee",
         API_VERSION="1.0.0",
@@ -131,7 +129,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     limits.install(app, limiter, exempt={ops.blp.name})
     recorder = observability.install(app, settings.access_log)
     # Middleware wraps app.wsgi_app, as Flask documents; mypy takes the attribute for a method.
-    lane = ActionLane(app.wsgi_app, referee, recorder, limiter, settings.max_body_bytes)
+    lane = ActionLane(app.wsgi_app, referee, recorder, limiter, settings.max_body_bytes, app.url_map)
     app.wsgi_app = lane  # type: ignore[method-assign]  # middleware, as above
     if settings.proxy_hops:
         # Behind that many trusted proxies, the client is the address they forward: rate limits

@@ -33,7 +33,7 @@ def test_every_kind_of_answer_is_secured(client) -> None:
         "catalogue": client.get("/v1/games"),
         "created": client.post("/v1/matches", json={"game": "the-game", "players": 2}),
         "match": client.get(match.url),
-        "legal actions (lane)": client.get(f"{match.url}/legal-actions", headers=seat),
+        "legal actions": client.get(f"{match.url}/legal-actions", headers=seat),
         "move (lane)": client.post(
             f"{match.url}/actions",
             json={"state_token": legal["state_token"], "action": legal["actions"][0]},

@@ -114,9 +114,9 @@ def test_moves_answer_alike_whether_the_action_lane_or_flask_reads_them(server: 
 
 
 def test_legal_actions_are_answered_with_a_seats_headers_and_problems(server: Server) -> None:
-    """A seat's legal actions are answered in front of Flask (service/api/action_lane.py);
-    over the server's sockets the answer and a refusal carry the headers of every seat answer,
-    and a request without a token is still Flask's 401."""
+    """Over the server's sockets a seat's legal actions and a refusal carry the headers of
+    every seat answer (the lane's moves carry the same), and a request without a token is a
+    401."""
     match = MatchClient.create(server.client, "the-game", 1)
     seat = {"Authorization": f"Bearer {match.tokens[0]}", "X-Request-ID": "legal-e2e"}
     answered = server.client.get(f"{match.url}/legal-actions", headers=seat)
