@@ -331,10 +331,11 @@ def main() -> None:
             f"| {r['server_us']:.0f} | {r['redis_us']:.0f} | {r['client_us']:.0f} |"
         )
     keep = best["referee, Redis, keep-alive"]
+    keep_cpu = keep["server_us"] + keep["redis_us"]
     for peer in ("boardgame.io, memory", "boardgame.io, flatfile"):
         print(
             f"\nreferee (keep-alive) / {peer}: {keep['rate'] / best[peer]['rate']:.2f}× the moves/s; "
-            f"server CPU per move (Redis included) {(keep['server_us'] + keep['redis_us']) / best[peer]['server_us']:.2f}× "
+            f"server CPU per move (Redis included) {keep_cpu / best[peer]['server_us']:.2f}× "
             "the peer's"
         )
 
