@@ -62,6 +62,9 @@ bind = _server.bind
 workers = _server.workers
 worker_class = "gevent"
 worker_connections = _server.worker_connections
+# A bot keeps its connection between moves (docs/connections.md): 5 s of silence before the
+# worker closes it, which also bounds how long a kept connection may take to send its next
+# request's head (gunicorn's gevent worker times the whole wait), so slow clients gain nothing.
 keepalive = 5
 graceful_timeout = 10
 accesslog = None

@@ -11,6 +11,7 @@ import random
 import re
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import orjson
 import pytest
@@ -167,3 +168,41 @@ def test_every_documented_way_runs_the_sweeper(server: Server, request: pytest.F
     while version() == 0:
         assert time.monotonic() < deadline, "no sweeper applied the deadline"
         time.sleep(0.05)
+
+
+def test_a_bot_plays_a_match_on_one_kept_connection(server: Server) -> None:
+    """A bot keeps its HTTP/1.1 connection (docs/connections.md): creating the match, reading
+    its legal actions, every move and a refused one are answered on the same socket, none of
+    them closing it, and the server still holds it open after a pause shorter than its
+    keep-alive timeout."""
+    port = int(server.client.base_url.rsplit(":", 1)[1])
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+
+    def exchange(method: str, path: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
+        headers = {"Content-Type": "application/json"} if body is not None else {}
+        if token is not None:
+            headers["Authorization"] = f"Bearer {token}"
+        conn.request(method, path, orjson.dumps(body) if body is not None else None, headers)
+        answer = conn.getresponse()
+        data = answer.read()
+        assert (answer.getheader("Connection") or "").lower() != "close", (method, path)
+        return answer.status, orjson.loads(data) if data else None
+
+    status, created = exchange("POST", "/v1/matches", {"game": "the-game", "players": 1})
+    assert status == 201
+    socket_in_use = conn.sock
+    match_id, token = created["match_id"], created["seats"][0]["token"]
+    status, legal = exchange("GET", f"/v1/matches/{match_id}/legal-actions", token=token)
+    state_token, actions = legal["state_token"], legal["actions"]
+    for _ in range(6):
+        status, answer = exchange(
+            "POST", f"/v1/matches/{match_id}/actions", {"state_token": state_token, "action": actions[0]}, token
+        )
+        assert status == 200
+        state_token, actions = answer["state_token"], answer["legal_actions"]
+    stale = {"state_token": legal["state_token"], "action": legal["actions"][-1]}  # not the move made then
+    assert exchange("POST", f"/v1/matches/{match_id}/actions", stale, token)[0] == 409
+    time.sleep(1)
+    assert exchange("GET", f"/v1/matches/{match_id}", token=token)[0] == 200
+    assert conn.sock is socket_in_use
+    conn.close()
