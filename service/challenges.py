@@ -338,7 +338,7 @@ class Challenges:
             raise Conflict(
                 "challenge_closed",
                 f"The challenge is {challenge.status}; it takes no answers.",
-                status=challenge.status,
+                challenge_status=challenge.status,
             )
 
     def _move(self, version: int, challenge: Challenge, open_: bool) -> bool:

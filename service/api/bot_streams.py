@@ -28,7 +28,7 @@ from schemas.bots import BotEventSchema, NextEventQuerySchema
 from schemas.streams import EVENT_STREAM
 from service.accounts import Accounts, Bot
 from service.api.bodies import Blueprint
-from service.api.bots import BOT_AUTH, current_bot, no_store
+from service.api.bots import BOT_AUTH, bot_first, current_bot, no_store
 from service.api.hang_ups import HangUpWatch, socket_of
 from service.api.matches import json_response
 from service.api.problems import BadRequest, Unavailable
@@ -47,6 +47,7 @@ blp = Blueprint(
     url_prefix="/v1/bots/me",
     description="A bot's events: challenges, their answers, its matches starting (with its seat token) and ending.",
 )
+blp.before_request(bot_first)
 blp.after_request(no_store)
 
 
@@ -148,6 +149,7 @@ def events() -> Any:
         follower = BotFollower.open(accounts.store, feed, bot.key, after)
         heartbeat = current_app.config["REFEREE_STREAM_HEARTBEAT"]
         presence = Presence(accounts.store, bot.key, heartbeat, accounts.now_ms)
+        presence.touch()  # online from now: the stream is accepted
     except BaseException:
         slot.give_back()
         raise

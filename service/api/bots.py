@@ -11,7 +11,7 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from flask import Response, current_app, request
+from flask import Response, current_app, g, request
 
 from schemas import bot_examples as examples
 from schemas.bots import (
@@ -27,9 +27,10 @@ from schemas.bots import (
 from service.accounts import Accounts, Bot
 from service.api.auth import bearer_token
 from service.api.bodies import Blueprint
-from service.api.limits import NamedLimit
+from service.api.limits import NamedLimit, RateLimiter
 from service.api.matches import json_response
 from service.api.problems import Unauthorized
+from service.errors import NotAuthenticated
 
 blp = Blueprint(
     "bots",
@@ -47,8 +48,33 @@ def accounts() -> Accounts:
 
 
 def current_bot() -> Bot:
-    """The bot whose key the request carries (401 otherwise)."""
-    return accounts().authenticate(bearer_token())
+    """The bot whose key the request carries (401 otherwise), read once per request. A key
+    that is no bot's was counted against a budget of its own by the rate limiter: its
+    address pays too."""
+    if "bot" in g:
+        return g.bot
+    try:
+        g.bot = accounts().authenticate(bearer_token())
+        return g.bot
+    except NotAuthenticated:
+        limiter: RateLimiter | None = current_app.extensions["rate_limiter"]
+        refusal = limiter.charge(f"addr:{request.remote_addr or 'unknown'}") if limiter is not None else None
+        if refusal is not None:
+            raise refusal from None
+        raise
+
+
+_BOT_ONLY = {"bots.me", "bots.update_me", "bots.retire_me", "bots.rotate_key"}
+
+
+def bot_first() -> None:
+    """A bot's own call answers 401 without a valid key before it reads the body: a missing
+    credential is the first thing to fix, whatever else is wrong."""
+    if request.blueprint != "bots" or request.endpoint in _BOT_ONLY:
+        current_bot()
+
+
+blp.before_request(bot_first)
 
 
 @blp.after_request

@@ -11,7 +11,7 @@ from flask import Response, current_app
 from schemas import bot_examples as examples
 from schemas.bots import ChallengeSchema, CreateChallengeSchema
 from service.api.bodies import Blueprint
-from service.api.bots import BOT_AUTH, current_bot, no_store
+from service.api.bots import BOT_AUTH, bot_first, current_bot, no_store
 from service.api.matches import json_response
 from service.challenges import Challenges
 
@@ -22,6 +22,7 @@ blp = Blueprint(
     description="Challenges between bots: when every opponent accepts, the referee creates the match and "
     "each bot gets its seat token in a `match_started` event.",
 )
+blp.before_request(bot_first)
 blp.after_request(no_store)
 
 

@@ -66,7 +66,10 @@ _SLICES = 20
 
 def client_key(seat_tokens: SeatTokens, authorization: str, remote_addr: str | None) -> str:
     """Whose budget a request spends: an issued seat token's, a bot key's (by its hash), else
-    its address's."""
+    its address's. A bot key cannot be told from a made-up one without a store read, so it
+    gets a budget of its own here, and a request whose key turns out to be no bot's is
+    charged to its address as well (:func:`service.api.bots.current_bot`): made-up keys gain
+    nobody anything."""
     bearer = parse_bearer(authorization)
     claim = seat_tokens.claim(bearer) if bearer is not None else None
     if claim is not None:
@@ -167,15 +170,15 @@ class RateLimiter:
     def check(self, authorization: str, remote_addr: str | None) -> RateLimited | None:
         """Count one request of this client; the refusal to answer with if it is over a limit."""
         key = client_key(self._seat_tokens, authorization, remote_addr)
-        # A bot key cannot be told from a made-up one without a store read: it gets its own
-        # budget, and spends its address's too, so made-up keys gain nobody anything.
-        keys = [key, "addr:" + (remote_addr or "unknown")] if key.startswith("bot:") else [key]
+        return self.charge(key)
+
+    def charge(self, key: str) -> RateLimited | None:
+        """Count one request against ``key``'s budget; the refusal if it is spent."""
         now = self.now()
         for limit in self._limits:
-            for counted in keys:
-                retry_after = self._counter.hit(limit, counted, now)
-                if retry_after:
-                    return RateLimited(str(limit), retry_after, _WHOSE[counted.split(":", 1)[0]])
+            retry_after = self._counter.hit(limit, key, now)
+            if retry_after:
+                return RateLimited(str(limit), retry_after, _WHOSE[key.split(":", 1)[0]])
         return None
 
 

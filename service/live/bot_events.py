@@ -86,8 +86,7 @@ class BotFollower:
 
     def events(self, heartbeat: float, on_beat: Callable[[], None]) -> Iterator[StoredEvent | None]:
         """Every event from the start, then each as it comes; ``None`` after ``heartbeat``
-        seconds without one (calling ``on_beat`` then and at the start). Ends on :meth:`stop`."""
-        on_beat()
+        seconds without one (calling ``on_beat`` then). Ends on :meth:`stop`."""
         last_beat = time.monotonic()
         while not self._stopped.is_set():
             ready = self.next_events()
