@@ -56,6 +56,9 @@ log = logging.getLogger("referee.challenges")
 _ATTEMPTS = 16
 """Compare-and-sets one answer to a challenge tries: each loss means another answer landed."""
 
+_PAGE_WINDOW = 200
+"""Events a bot's page reads back for its recent results."""
+
 ID_BYTES = 12
 """Random bytes of a challenge id (96 bits: not to be guessed)."""
 
@@ -287,6 +290,27 @@ class Challenges:
                 "replay_url": f"/v1/matches/{match.match_id}/replay",
             }
             self._append(key, event, unpend=f"m:{match.match_id}")
+
+    # -- what a bot's page shows ----------------------------------------------------------------
+
+    def bot_matches(self, bot: Bot, recent: int = 20) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The bot's matches in progress and its latest finished ones (newest first, up to
+        ``recent``, from the events it still keeps), as a public page may show them: no
+        seat token."""
+        pending, last = from_store(self.store.pending, bot.key)
+        playing = []
+        for event in pending:
+            data = orjson.loads(event.body)
+            if data["type"] == "match_started":
+                playing.append({k: data[k] for k in ("match_id", "game", "seat", "opponents", "watch_url")})
+        window = from_store(self.store.events_after, bot.key, max(0, last - _PAGE_WINDOW), _PAGE_WINDOW)
+        finished = [orjson.loads(e.body) for e in reversed(window)]
+        results = [
+            {k: data[k] for k in ("match_id", "game", "seat", "outcome", "replay_url")}
+            for data in finished
+            if data["type"] == "match_finished"
+        ]
+        return playing, results[:recent]
 
     # -- steps ---------------------------------------------------------------------------------
 
