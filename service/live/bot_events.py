@@ -25,6 +25,7 @@ Nothing here knows about HTTP: :mod:`service.api.bot_streams` writes the events 
 
 from __future__ import annotations
 
+import random
 import secrets
 import threading
 import time
@@ -86,8 +87,12 @@ class BotFollower:
 
     def events(self, heartbeat: float, on_beat: Callable[[], None]) -> Iterator[StoredEvent | None]:
         """Every event from the start, then each as it comes; ``None`` after ``heartbeat``
-        seconds without one (calling ``on_beat`` then). Ends on :meth:`stop`."""
-        last_beat = time.monotonic()
+        seconds without one (calling ``on_beat`` then). Ends on :meth:`stop`.
+
+        The first heartbeat comes after a random part of the interval (half to all of it): the
+        streams of a burst of connections then beat spread out, not all in the same instant,
+        each with its store reads and presence write."""
+        last_beat = time.monotonic() - random.uniform(0, heartbeat / 2)
         while not self._stopped.is_set():
             ready = self.next_events()
             yield from ready

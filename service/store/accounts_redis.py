@@ -212,8 +212,10 @@ class RedisAccounts:
 
     def touch_presence(self, name_key: str, stream_id: str, until_ms: int) -> None:
         def touch() -> None:
-            self._redis.zadd(f"{_tag(name_key)}:on", {stream_id: until_ms})
-            self._redis.zadd("bots:on", {name_key: until_ms}, gt=True)
+            pipe = self._redis.pipeline(transaction=False)  # one round trip: each stream does this per heartbeat
+            pipe.zadd(f"{_tag(name_key)}:on", {stream_id: until_ms})
+            pipe.zadd("bots:on", {name_key: until_ms}, gt=True)
+            pipe.execute()
 
         _failsafe(touch)
 
