@@ -163,8 +163,12 @@ class Accounts:
         """The profile the bot itself reads: the public one and its auto-accept rules."""
         return self.profile(bot.name) | {"auto_accept": bot.auto_accept}
 
+    def streams(self, key: str) -> int:
+        """How many event streams the bot (by name key) holds open, on every node."""
+        return from_store(self.store.streams, key, self.now_ms())
+
     def online(self, key: str) -> bool:
-        return from_store(self.store.streams, key, self.now_ms()) > 0
+        return self.streams(key) > 0
 
     def listing(self, after: str | None, count: int, online_only: bool) -> tuple[list[dict[str, Any]], str | None]:
         """Profiles by name from after the cursor ``after`` (a name key), ``count`` at most,

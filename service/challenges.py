@@ -404,12 +404,15 @@ def auto_accepts(rules: dict[str, Any] | None, challenge: Challenge, challenger:
 
 
 def safe_hook(hook: Callable[[Match, Snapshot], None]) -> Callable[[Match, Snapshot], None]:
-    """``hook`` for the referee's end of a match: a failure is logged, never the move's."""
+    """``hook`` for the referee's end of a match: a failure is logged, never the move's (the
+    move is committed by then; its answer must not become an error)."""
 
     def call(match: Match, snapshot: Snapshot) -> None:
         try:
             hook(match, snapshot)
         except RefereeError as exc:
             log.warning("match %s ended but its bots were not told: %s", match.match_id, exc.detail)
+        except Exception:
+            log.exception("match %s ended but telling its bots failed", match.match_id)
 
     return call

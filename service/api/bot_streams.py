@@ -105,8 +105,7 @@ def _accounts() -> Accounts:
 
 def _stream_allowed(bot: Bot) -> None:
     limit = current_app.config["REFEREE_BOT_STREAM_LIMIT"]
-    accounts = _accounts()
-    if accounts.store.streams(bot.key, accounts.now_ms()) >= limit:
+    if _accounts().streams(bot.key) >= limit:
         raise TooMany(
             "too_many_bot_streams",
             f"This bot holds {limit} event streams already; close one first.",
