@@ -261,3 +261,29 @@ def test_stream_refusals_come_first_as_problems(app_config) -> None:
     refused = problem(client.get("/v1/bots/me/events", headers=bearer(key)), 429, "too_many_bot_streams")
     assert refused["limit"] == "1 event streams per bot"
     held.close()
+
+
+def test_no_key_or_seat_token_reaches_the_log_the_metrics_or_a_page(app_config, capsys) -> None:
+    """A bot's whole life, with the access log on: its key and its seat token appear in the
+    answers that carry them and nowhere else."""
+    client = create_app({**app_config, "REFEREE_ACCESS_LOG": "1"}).test_client()
+    capsys.readouterr()
+    (alice, a), (bob, b) = register(client), register(client)
+    created = challenge(client, a, bob)
+    client.post(f"/v1/challenges/{created['id']}/accept", headers=bearer(b))
+    started = events(client, b)[-1]
+    client.post(f"/v1/matches/{started['match_id']}/resign", headers=bearer(started["seat_token"]))
+    rotated = client.post("/v1/bots/me/key", headers=bearer(a)).get_json()["key"]
+    seen = capsys.readouterr()
+    shown = [
+        seen.out,
+        seen.err,
+        client.get("/metrics").get_data(as_text=True),
+        client.get(f"/bots/{alice}").get_data(as_text=True),
+        client.get(f"/bots/{bob}").get_data(as_text=True),
+        client.get("/").get_data(as_text=True),
+        client.get(f"/v1/bots/{bob}").get_data(as_text=True),
+    ]
+    assert '"referee.access"' in seen.err
+    for secret in (a, b, rotated, started["seat_token"]):
+        assert not any(secret in text for text in shown)
