@@ -8,6 +8,7 @@ import secrets
 
 import pytest
 
+from service.accounts import Bot
 from service.store import FileAccounts, FileStore, open_accounts
 from service.store.accounts import EVENTS_KEPT, AccountStore
 
@@ -26,13 +27,19 @@ def _name() -> str:
     return "bot" + secrets.token_hex(6)
 
 
+def _record(name: str, description: str = "") -> bytes:
+    """A bot's record as the core writes it: the store shares its Redis with the API tests,
+    whose listings decode every bot they find."""
+    return Bot(name, description, "", "2026-11-28T00:00:00.000Z").encode()
+
+
 def test_a_name_is_taken_once_and_the_key_index_finds_the_bot(accounts: AccountStore) -> None:
     name = _name()
-    assert accounts.create_bot(name, b'{"name":"x"}', "hash-" + name)
-    assert not accounts.create_bot(name, b'{"name":"y"}', "other-" + name)
+    assert accounts.create_bot(name, _record(name, "x"), "hash-" + name)
+    assert not accounts.create_bot(name, _record(name, "y"), "other-" + name)
     row = accounts.bot(name)
     assert row is not None and (row.record, row.key_hash, row.played, row.faults) == (
-        b'{"name":"x"}',
+        _record(name, "x"),
         "hash-" + name,
         0,
         {},
@@ -44,7 +51,7 @@ def test_a_name_is_taken_once_and_the_key_index_finds_the_bot(accounts: AccountS
 
 def test_a_new_key_replaces_the_old_one_at_once(accounts: AccountStore) -> None:
     name = _name()
-    accounts.create_bot(name, b"{}", "old-" + name)
+    accounts.create_bot(name, _record(name), "old-" + name)
     accounts.set_key(name, "old-" + name, "new-" + name)
     assert accounts.bot_by_key("old-" + name) is None
     assert accounts.bot_by_key("new-" + name) == name
@@ -58,13 +65,13 @@ def test_records_counters_and_the_listing(accounts: AccountStore) -> None:
     prefix = "zz" + secrets.token_hex(4)
     names = [f"{prefix}-{i}" for i in range(3)]
     for name in names:
-        accounts.create_bot(name, b"{}", "k-" + name)
-    accounts.update_bot(names[0], b'{"d":1}')
+        accounts.create_bot(name, _record(name), "k-" + name)
+    accounts.update_bot(names[0], _record(names[0], "d"))
     accounts.count_match(names[0], None)
     accounts.count_match(names[0], "timeout")
     accounts.count_match(names[0], "timeout")
     row = accounts.bot(names[0])
-    assert row is not None and (row.record, row.played, row.faults) == (b'{"d":1}', 3, {"timeout": 2})
+    assert row is not None and (row.record, row.played, row.faults) == (_record(names[0], "d"), 3, {"timeout": 2})
     listed = [name for name, _ in accounts.list_bots(prefix, 100) if name.startswith(prefix)]
     assert listed == names
     assert [n for n, _ in accounts.list_bots(names[0], 1)] == [names[1]]
@@ -135,7 +142,7 @@ def test_presence_counts_open_unexpired_streams(accounts: AccountStore) -> None:
 def test_file_accounts_survive_a_new_process(tmp_path) -> None:
     """What a restart of `referee serve` sees: a new store over the same file."""
     first = FileAccounts(FileStore(tmp_path / "m.sqlite3"))
-    first.create_bot("kept", b"{}", "hash")
+    first.create_bot("kept", _record("kept"), "hash")
     first.append_event("kept", b"e", pend="c:1")
     again = FileAccounts(FileStore(tmp_path / "m.sqlite3"))
     assert again.bot_by_key("hash") == "kept"
