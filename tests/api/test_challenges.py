@@ -3,6 +3,7 @@ the events each bot gets (by long poll and by stream), the match they start and 
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -164,7 +165,7 @@ def test_a_timed_out_seat_is_a_fault_on_its_bots_profile(client) -> None:
         ({"game": "the-game", "players": 2, "opponents": ["{bob}"], "seats": "best"}, 400, "invalid_body"),
         ({"game": "the-game", "players": 2, "opponents": ["{bob}"], "time_control": {"x": 1}}, 400, "invalid_body"),
         ({"game": "chess", "players": 2, "opponents": ["{bob}"]}, 404, "unknown_game"),
-        ({"game": "the-game", "players": 2, "opponents": ["nobody"]}, 404, "unknown_bot"),
+        ({"game": "the-game", "players": 2, "opponents": ["{nobody}"]}, 404, "unknown_bot"),
         ({"game": "the-game", "players": 3, "opponents": ["{bob}"]}, 422, "players_mismatch"),
         ({"game": "the-game", "players": 3, "opponents": ["{bob}", "{BOB}"]}, 422, "invalid_opponents"),
         ({"game": "the-game", "players": 2, "opponents": ["{alice}"]}, 422, "invalid_opponents"),
@@ -174,7 +175,7 @@ def test_a_timed_out_seat_is_a_fault_on_its_bots_profile(client) -> None:
 def test_bad_challenges_are_refused(client, body: dict[str, Any], status: int, code: str) -> None:
     (alice, a), (bob, _) = register(client), register(client)
     text = orjson.dumps(body).decode().replace("{bob}", bob).replace("{BOB}", bob.upper())
-    text = text.replace("{alice}", alice)
+    text = text.replace("{alice}", alice).replace("{nobody}", "nobody_" + secrets.token_hex(6))
     answer = client.post("/v1/challenges", data=text, content_type="application/json", headers=bearer(a))
     problem(answer, status, code)
 
