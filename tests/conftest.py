@@ -110,6 +110,7 @@ def app_config(store_kind: str, request: pytest.FixtureRequest, tmp_path) -> dic
         "REFEREE_DB_PATH": str(tmp_path / "matches.sqlite3"),
         "REFEREE_SECRET": "test-secret",
         "REFEREE_RATE_LIMIT": "",
+        "REFEREE_REGISTER_LIMIT": "",
         "REFEREE_ACCESS_LOG": "0",
     }
 

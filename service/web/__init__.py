@@ -1,6 +1,7 @@
-"""The web pages a browser gets: the landing page at ``/`` and the watch/play page at
-``/watch/<match_id>``, with their static files (``static/``: the shell's ES modules and one
-drawing module per game, ``static/games/<game-id>.js``).
+"""The web pages a browser gets: the landing page at ``/`` (with the bots online), a bot's
+page at ``/bots/<name>`` and the watch/play page at ``/watch/<match_id>``, with their static
+files (``static/``: the shell's ES modules and one drawing module per game,
+``static/games/<game-id>.js``).
 
 Plain Flask (not the API blueprint machinery): pages are not part of the OpenAPI document.
 The pages are clients of the public API like any other. The server renders into them only
@@ -46,7 +47,9 @@ def landing() -> Response:
     keeps it fresh) and a form to start one (the script's: it sends JSON)."""
     rows: list[ListingRow] = []
     next_cursor = problem = None
+    online: list[dict[str, Any]] = []
     try:
+        online = _extension("accounts").listing(None, LISTED, online_only=True)[0]
         listing = _extension("listing").page(None, None, decode_cursor(request.args.get("cursor", "")), LISTED)
         rows, next_cursor = [ListingRow.of(match) for match in listing["matches"]], listing["next_cursor"]
     except RefereeError as exc:  # the store cannot answer: the page still loads, and says so
@@ -59,8 +62,47 @@ def landing() -> Response:
             rows=rows,
             next_cursor=next_cursor,
             problem=problem,
+            online=online,
         )
     )
+
+
+def _result(outcome: dict[str, Any], seat: int) -> str:
+    """A finished match's result for one seat, in words."""
+    if outcome.get("aborted"):
+        return "aborted"
+    ranks = outcome.get("ranks") or []
+    if seat >= len(ranks):
+        return "finished"
+    reason = (outcome.get("detail") or {}).get("end_reason")
+    words = f"rank {ranks[seat]} of {len(ranks)}"
+    return f"{words} ({reason})" if reason else words
+
+
+@blp.get("/bots/<name>")
+def bot_page(name: str) -> Response:
+    """A bot's profile: online or not, its matches in progress (watch links) and its recent
+    results (replay links). Names and descriptions are the bots' own words: escaped here as
+    everywhere (Jinja's autoescape); no seat token ever reaches the page."""
+    accounts, challenges = _extension("accounts"), _extension("challenges")
+    try:
+        profile = accounts.profile(name)
+        playing, finished = challenges.bot_matches(accounts.find(name)[0])
+    except RefereeError as exc:
+        answer = problem_for(exc)
+        html = render_template("bot.html", bot=None, problem=f"{answer.title}: {answer.detail} ({answer.code})")
+        return page(html, answer.status)
+    results = [
+        {
+            "game": r["game"],
+            "seat": r["seat"],
+            "match_id": r["match_id"],
+            "result": _result(r["outcome"], r["seat"]),
+            "replay": not r["outcome"].get("aborted"),
+        }
+        for r in finished
+    ]
+    return page(render_template("bot.html", bot=profile, playing=playing, results=results, problem=None))
 
 
 @blp.get("/watch/<match_id>")

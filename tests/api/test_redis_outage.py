@@ -296,3 +296,28 @@ def test_referee_serve_refuses_an_evicting_redis(evicting_redis: RedisProcess, t
         server.stop()
     assert "maxmemory-policy is 'allkeys-lru'" in server.printed()
     assert "maxmemory-policy noeviction" in server.printed()
+
+
+def test_bot_calls_answer_503_while_redis_is_down(private_redis: RedisProcess) -> None:
+    """Every bot call that reaches the store answers 503 ``store_unavailable`` while Redis does
+    not answer, never a 500; the accounts and challenges are all there once it does."""
+    client = app_on(private_redis.url, REFEREE_REGISTER_LIMIT="").test_client()
+    alice = client.post("/v1/bots", json={"name": "alice"}).get_json()["key"]
+    bob = client.post("/v1/bots", json={"name": "bob"}).get_json()["key"]
+    body = {"game": "the-game", "players": 2, "opponents": ["bob"]}
+    challenge = client.post("/v1/challenges", json=body, headers={"Authorization": f"Bearer {alice}"}).get_json()
+    as_bob = {"Authorization": f"Bearer {bob}"}
+
+    os.kill(private_redis.proc.pid, signal.SIGSTOP)
+    try:
+        assert_unavailable(client.post("/v1/bots", json={"name": "carol"}))
+        assert_unavailable(client.get("/v1/bots/alice"))
+        assert_unavailable(client.get("/v1/bots"))
+        assert_unavailable(client.get("/v1/bots/me", headers=as_bob))
+        assert_unavailable(client.post(f"/v1/challenges/{challenge['id']}/accept", headers=as_bob))
+        assert_unavailable(client.get("/v1/bots/me/next?wait=0", headers=as_bob))
+        assert_unavailable(client.get("/v1/bots/me/events", headers=as_bob))
+    finally:
+        os.kill(private_redis.proc.pid, signal.SIGCONT)
+    accepted = client.post(f"/v1/challenges/{challenge['id']}/accept", headers=as_bob)
+    assert accepted.status_code == 200 and accepted.get_json()["status"] == "accepted"
