@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPTS = sorted(path for path in (ROOT / "bench").glob("*.py") if path.name != "bare_app.py")
+MODULES = sorted((ROOT / "bench").glob("*.py"))
+SCRIPTS = [path for path in MODULES if 'if __name__ == "__main__":' in path.read_text()]
+HELPERS = [path for path in MODULES if path not in SCRIPTS]
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda path: path.stem)
@@ -27,10 +29,11 @@ def test_a_benchmark_answers_help(script: Path) -> None:
     assert "usage:" in run.stdout
 
 
-def test_the_bare_endpoint_imports() -> None:
-    """The baseline app is served by gunicorn as ``bench.bare_app:app``."""
+@pytest.mark.parametrize("module", HELPERS, ids=lambda path: path.stem)
+def test_a_module_the_benchmarks_serve_imports(module: Path) -> None:
+    """The bare endpoint and the A/B patches are loaded by gunicorn as ``bench.<name>``."""
     run = subprocess.run(
-        [sys.executable, "-c", "import bench.bare_app as m; assert callable(m.app)"],
+        [sys.executable, "-c", f"import bench.{module.stem}"],
         cwd=ROOT,
         capture_output=True,
         text=True,
