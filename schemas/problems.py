@@ -26,3 +26,7 @@ class ProblemSchema(Schema):
     )
     current_state_token = fields.String(metadata={"description": "On 409: the token of the current version."})
     current_version = fields.Integer(metadata={"description": "On 409: the current version."})
+    limit = fields.String(
+        metadata={"description": "On 429: the limit that was hit, and whose budget it counts (`… per bot key`)."}
+    )
+    challenge_status = fields.String(metadata={"description": "On 409 `challenge_closed`: the challenge's status."})

@@ -9,6 +9,7 @@ about HTTP; :mod:`service.api.errors` maps each kind to a status in one table. T
     ├── NotFound            no such game or match (or the store lost part of it)
     ├── Conflict            the match moved on, is over, or is not in the state asked for
     ├── Refused             against the rules, the options or an earlier request
+    ├── TooMany             over a per-bot cap (open challenges, event streams); names the limit
     └── Unavailable         the store cannot take it now; retry after ``retry_after`` seconds
 """
 
@@ -59,6 +60,16 @@ class Conflict(RefereeError):
 class Refused(RefereeError):
     """The request is well formed but the rules, the options or an earlier request with the
     same idempotency key refuse it."""
+
+
+class TooMany(RefereeError):
+    """The caller holds as many of something as it may (open challenges, event streams); it
+    may retry after ``retry_after`` s, once it holds fewer. ``limit`` (in ``extra``) names the
+    cap."""
+
+    def __init__(self, code: str, detail: str, retry_after: int = 1, **extra: Any) -> None:
+        super().__init__(code, detail, **extra)
+        self.retry_after = retry_after
 
 
 class Unavailable(RefereeError):

@@ -98,6 +98,10 @@ def _ignore(outcome: str) -> None:
     """The default cache observer: counts nothing."""
 
 
+def _no_one(match: Match, snapshot: Snapshot) -> None:
+    """The default end-of-match hook: tells no one."""
+
+
 class Referee:
     """Matches over a store, with the server secret's state and seat tokens.
 
@@ -129,6 +133,10 @@ class Referee:
         self.on_cache = on_cache
         self.answers = Answers(tokens, lambda: self.now_ms())
         self.house = HouseSeats(self.play_house, spawn)
+        self.on_finished: Callable[[Match, Snapshot], None] = _no_one
+        """Called after the commit that ends a match (once: only one commit can), with the
+        match and its final snapshot; the app wires it to :meth:`service.challenges.
+        Challenges.match_finished`, which tells the match's bots. It must not raise."""
 
     # -- creating --------------------------------------------------------------------------
 
@@ -486,6 +494,8 @@ class Referee:
                 match.match_id, Loaded(result.version, record, None, match.base_record, result.identity)
             )
             self.house.start(match, snapshot)
+            if snapshot.over:
+                self.on_finished(match, snapshot)
         elif result.current is not None:
             self.cache.remember(match.match_id, result.current)
         else:

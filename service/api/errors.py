@@ -62,6 +62,7 @@ DOMAIN_PROBLEMS: dict[type[domain.RefereeError], type[Problem]] = {
     domain.NotFound: problems.NotFound,
     domain.Conflict: problems.Conflict,
     domain.Refused: problems.Unprocessable,
+    domain.TooMany: problems.TooManyRequests,
     domain.Unavailable: problems.Unavailable,
 }
 """The HTTP status (as its problem class) of each kind of refusal."""
@@ -72,6 +73,8 @@ def problem_for(error: domain.RefereeError) -> Problem:
     kind = DOMAIN_PROBLEMS[type(error)]
     if isinstance(error, domain.Unavailable):
         return problems.Unavailable(error.code, error.detail, retry_after=error.retry_after, **error.extra)
+    if isinstance(error, domain.TooMany):
+        return problems.TooManyRequests(error.code, error.detail, retry_after=error.retry_after, **error.extra)
     return kind(error.code, error.detail, **error.extra)
 
 
@@ -126,12 +129,11 @@ class ProblemApi(Api):
             body = _problem(400, "invalid_json", "The request body is not valid JSON.")
         elif status == 429:
             headers["Retry-After"] = str(getattr(error, "retry_after", 1))
+            limit = getattr(error, "limit", str(error.description))
             body = _problem(
-                429,
-                "rate_limited",
-                f"Too many requests: the limit is {error.description} "
-                "per seat token (or per address without one); retry after Retry-After seconds.",
+                429, "rate_limited", f"Too many requests: the limit is {limit}; retry after Retry-After seconds."
             )
+            body["limit"] = limit
         elif status >= 500:
             _log_server_error(error)
             body = _problem(status, "internal_error", _INTERNAL_ERROR)

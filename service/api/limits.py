@@ -34,6 +34,7 @@ from flask import Flask, request
 from limits import RateLimitItem, parse_many
 from werkzeug.exceptions import TooManyRequests
 
+from service.accounts import KEY_PREFIX, hash_key
 from service.store import redis_client
 from service.tokens import SeatTokens, parse_bearer
 
@@ -41,11 +42,13 @@ log = logging.getLogger("referee")
 
 
 class RateLimited(TooManyRequests):
-    """429 with the seconds until the window resets."""
+    """429 with the seconds until the window resets and the limit that was hit, named with
+    whose budget it counts (``6000 per 1 minute per bot key``)."""
 
-    def __init__(self, limit: str, retry_after: int) -> None:
+    def __init__(self, limit: str, retry_after: int, whose: str = "") -> None:
         super().__init__(description=limit)
         self.retry_after = max(1, retry_after)
+        self.limit = f"{limit} {whose}".strip()
 
 
 _RESERVE = """
@@ -62,12 +65,19 @@ _SLICES = 20
 
 
 def client_key(seat_tokens: SeatTokens, authorization: str, remote_addr: str | None) -> str:
-    """Whose budget a request spends: an issued seat token's, else its address's."""
+    """Whose budget a request spends: an issued seat token's, a bot key's (by its hash), else
+    its address's."""
     bearer = parse_bearer(authorization)
     claim = seat_tokens.claim(bearer) if bearer is not None else None
     if claim is not None:
         return f"seat:{claim.match_id}:{claim.seat}"
+    if bearer is not None and bearer.startswith(KEY_PREFIX):
+        return "bot:" + hash_key(bearer)[:32]
     return "addr:" + (remote_addr or "unknown")
+
+
+_WHOSE = {"seat": "per seat token", "bot": "per bot key", "addr": "per address"}
+"""How a 429 names the budget of each kind of key."""
 
 
 @dataclass
@@ -157,12 +167,44 @@ class RateLimiter:
     def check(self, authorization: str, remote_addr: str | None) -> RateLimited | None:
         """Count one request of this client; the refusal to answer with if it is over a limit."""
         key = client_key(self._seat_tokens, authorization, remote_addr)
+        # A bot key cannot be told from a made-up one without a store read: it gets its own
+        # budget, and spends its address's too, so made-up keys gain nobody anything.
+        keys = [key, "addr:" + (remote_addr or "unknown")] if key.startswith("bot:") else [key]
         now = self.now()
         for limit in self._limits:
-            retry_after = self._counter.hit(limit, key, now)
-            if retry_after:
-                return RateLimited(str(limit), retry_after)
+            for counted in keys:
+                retry_after = self._counter.hit(limit, counted, now)
+                if retry_after:
+                    return RateLimited(str(limit), retry_after, _WHOSE[counted.split(":", 1)[0]])
         return None
+
+
+class NamedLimit:
+    """A limit of its own on one operation (registering a bot: ``REFEREE_REGISTER_LIMIT``),
+    counted per key as the general one is."""
+
+    def __init__(self, name: str, limits: list[RateLimitItem], counter: SharedCounter) -> None:
+        self.name = name
+        self._limits = limits
+        self._counter = counter
+
+    def check(self, key: str, now: float | None = None) -> RateLimited | None:
+        moment = time.time() if now is None else now
+        for limit in self._limits:
+            retry_after = self._counter.hit(limit, f"{self.name}:{key}", moment)
+            if retry_after:
+                return RateLimited(str(limit), retry_after, f"per address ({self.name})")
+        return None
+
+
+def build_named_limit(
+    name: str, rate_limit: str, redis_url: str | None, redis_cluster: bool, timeout_seconds: float
+) -> NamedLimit | None:
+    """The limit ``name`` of ``rate_limit`` (blank: none), counted as :func:`build_limiter`'s."""
+    if not rate_limit:
+        return None
+    client = redis_client.connect(redis_url, cluster=redis_cluster, timeout=timeout_seconds) if redis_url else None
+    return NamedLimit(name, parse_many(rate_limit), SharedCounter(client))
 
 
 VERDICT = "referee.rate_limit_verdict"

@@ -52,9 +52,23 @@ API_CODES: Mapping[str, str] = MappingProxyType(
             "The store cannot take the request now (unreachable, full, read-only); retry after `Retry-After`."
         ),
         "match_damaged": "The store lost part of this match (log and version disagree); it is never served.",
-        "invalid_last_event_id": "`Last-Event-ID` (or `last_event_id`) is not a version this match has reached.",
+        "invalid_last_event_id": "`Last-Event-ID` (or `last_event_id`) is not a version (of a match stream) or "
+        "an event id (of a bot's stream).",
         "too_many_streams": "This server holds as many streams as it may, or the caller (its address, or its "
         "seat token) holds as many as it has free; retry after `Retry-After`.",
+        "admin_token_required": "This server registers bots only with its admin token as the bearer (HTTP 401).",
+        "name_taken": "A bot of this name exists already, in any case (HTTP 409).",
+        "unknown_bot_key": "The bearer is no bot's current key: unknown, rotated, or its bot retired (HTTP 401).",
+        "unknown_bot": "No bot of this name (or it retired).",
+        "unknown_challenge": "No challenge of this id that the calling bot is in.",
+        "not_an_opponent": "Only a bot the challenge names as an opponent may accept or decline it (HTTP 403).",
+        "not_the_challenger": "Only the challenger may cancel a challenge (HTTP 403).",
+        "challenge_closed": "The challenge is no longer open (`challenge_status` says why) (HTTP 409).",
+        "challenge_busy": "The challenge kept changing under the request; retry (HTTP 409).",
+        "players_mismatch": "`players` is not 1 + the number of opponents.",
+        "invalid_opponents": "The opponents must be other bots, each named once.",
+        "too_many_challenges": "The bot has as many open challenges as it may (`limit`); HTTP 429 with `Retry-After`.",
+        "too_many_bot_streams": "The bot holds as many event streams as it may (`limit`); HTTP 429.",
     }
 )
 """Codes of the API and the referee, shared by every game."""

@@ -10,6 +10,7 @@ Every error a client can cause is a :class:`Problem` with an HTTP status and a s
     ├── NotFound            404  unknown game or match
     ├── Conflict            409  stale state token (carries the current one)
     ├── Unprocessable       422  illegal under the rules, bad options, reused idempotency key
+    ├── TooManyRequests     429  over a per-bot cap (with Retry-After and the ``limit``)
     └── Unavailable         503  the store cannot be reached (with Retry-After)
 """
 
@@ -74,6 +75,15 @@ class Conflict(Problem):
 class Unprocessable(Problem):
     status = 422
     title = "Unprocessable"
+
+
+class TooManyRequests(Problem):
+    status = 429
+    title = "Too many requests"
+
+    def __init__(self, code: str, detail: str, retry_after: int = 1, **extra: Any) -> None:
+        super().__init__(code, detail, **extra)
+        self.headers["Retry-After"] = str(retry_after)
 
 
 class Unavailable(Problem):

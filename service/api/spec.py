@@ -35,6 +35,12 @@ SEAT_TOKEN = {
     "spectator; with one, reads show that seat's view.",
 }
 
+BOT_KEY = {
+    "type": "http",
+    "scheme": "bearer",
+    "description": "A bot's API key (`rbk_…`), from the answer that registered the bot or rotated its key.",
+}
+
 DEFAULT_SECURITY: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
 """What an operation accepts unless it says otherwise: no token, or a seat token (a read then
 shows that seat's view). Only seat-only operations declare their own (``[{"seatToken": []}]``):

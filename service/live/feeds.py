@@ -14,6 +14,11 @@ its source, however many streams it serves:
   needs: its commits ``SPUBLISH`` in the match's shard, and sharded channels have no
   patterns (:class:`ShardedRedisFeed` subscribes per channel with ``SSUBSCRIBE``).
 - :class:`LocalFeed`: the in-memory store calls :meth:`Feed.publish` after each commit.
+
+The same feed carries the appends to each bot's event log (:mod:`service.store.accounts`):
+a *topic* is a match id or a bot's topic (``~<name key>``, :func:`service.store.bot_topic`),
+whose "version" is the bot's last event id; on Redis its channel is
+:func:`service.store.accounts_redis.events_channel`, in the bot's own hash tag.
 - :class:`FileFeed`: the same for commits of this process, plus a cheap poll for commits of
   the other ``referee serve --workers N`` processes sharing the SQLite file: every
   :data:`FILE_POLL_SECONDS` it reads SQLite's ``data_version`` (which changes when another
@@ -38,7 +43,18 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
-from service.store import FileStore, MatchStore, MemoryStore, RedisStore, redis_client
+from service.store import (
+    AccountStore,
+    FileAccounts,
+    FileStore,
+    MatchStore,
+    MemoryAccounts,
+    MemoryStore,
+    RedisStore,
+    is_bot_topic,
+    redis_client,
+)
+from service.store.accounts_redis import events_channel
 from service.store.redis_store import version_channel
 
 log = logging.getLogger("referee.streams")
@@ -178,13 +194,21 @@ class LocalFeed(Feed):
         store.on_commit(self.publish)
 
 
+def channel_of(topic: str) -> str:
+    """The Redis channel of a topic: a match's versions or a bot's events."""
+    return events_channel(topic[1:]) if is_bot_topic(topic) else version_channel(topic)
+
+
 class FileFeed(Feed):
     """Commits of this process as they happen, and those of the other processes sharing the
-    SQLite file within :data:`FILE_POLL_SECONDS`."""
+    SQLite file within :data:`FILE_POLL_SECONDS` (bots' appends too, with ``accounts``)."""
 
-    def __init__(self, store: FileStore, interval: float = FILE_POLL_SECONDS) -> None:
+    def __init__(
+        self, store: FileStore, interval: float = FILE_POLL_SECONDS, accounts: FileAccounts | None = None
+    ) -> None:
         super().__init__()
         self._store = store
+        self._accounts = accounts
         self._interval = interval
         self._known: dict[str, int] = {}
         self._poller: threading.Thread | None = None
@@ -215,7 +239,9 @@ class FileFeed(Feed):
                 if changed == seen:
                     continue
                 seen = changed
-                versions = self._store.versions(followed)
+                versions = self._store.versions([m for m in followed if not is_bot_topic(m)])
+                if self._accounts is not None:
+                    versions.update(self._accounts.last_ids(followed))
             except Exception:
                 log.exception("file feed: could not read versions")
                 continue
@@ -276,8 +302,8 @@ class RedisFeed(Feed):
             changes, self._changes = self._changes, []
         followed = set(self.followed())
         touched = {match_id for _, match_id in changes}
-        join = [version_channel(m) for m in touched if m in followed]
-        leave = [version_channel(m) for m in touched if m not in followed]
+        join = [channel_of(m) for m in touched if m in followed]
+        leave = [channel_of(m) for m in touched if m not in followed]
         return join, leave
 
     def _listen(self) -> None:
@@ -350,14 +376,21 @@ class ShardedRedisFeed(RedisFeed):
         return pubsub.get_sharded_message(timeout=timeout)
 
 
-def open_feed(store: MatchStore) -> Feed:
-    """The feed that hears of ``store``'s commits."""
+def open_feed(store: MatchStore, accounts: AccountStore | None = None) -> Feed:
+    """The feed that hears of ``store``'s commits (and of the appends to ``accounts``)."""
     if isinstance(store, RedisStore):
         return ShardedRedisFeed(store.client) if redis_client.is_cluster(store.client) else RedisFeed(store.client)
     if isinstance(store, FileStore):
-        return FileFeed(store)
+        file_accounts = accounts if isinstance(accounts, FileAccounts) else None
+        feed: Feed = FileFeed(store, accounts=file_accounts)
+        if file_accounts is not None:
+            file_accounts.on_append(feed.publish)
+        return feed
     if isinstance(store, MemoryStore):
-        return LocalFeed(store)
+        feed = LocalFeed(store)
+        if isinstance(accounts, MemoryAccounts):
+            accounts.on_append(feed.publish)
+        return feed
     raise TypeError(f"no feed for {type(store).__name__}")
 
 

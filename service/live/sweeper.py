@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 
+from service.challenges import Challenges
 from service.errors import NotFound
 from service.match import Snapshot
 from service.referee import Referee
@@ -48,9 +49,12 @@ class Sweeper:
     """One process's sweeper: a daemon thread (a greenlet under gevent) that sweeps every
     ``interval`` seconds until stopped."""
 
-    def __init__(self, referee: Referee, interval: float = DEFAULT_INTERVAL_SECONDS) -> None:
+    def __init__(
+        self, referee: Referee, interval: float = DEFAULT_INTERVAL_SECONDS, challenges: Challenges | None = None
+    ) -> None:
         self.referee = referee
         self.interval = interval
+        self.challenges = challenges
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -62,6 +66,18 @@ class Sweeper:
                 apply_due(self.referee, match_id, seen_ms)
             except Exception:
                 log.exception("sweeping match %s failed", match_id)
+        return len(due) + self._expire_challenges()
+
+    def _expire_challenges(self) -> int:
+        """Expire the challenges whose time is up; how many were due."""
+        if self.challenges is None:
+            return 0
+        due = self.challenges.store.due_challenges(self.challenges.now_ms(), BATCH)
+        for challenge_id in due:
+            try:
+                self.challenges.expire(challenge_id)
+            except Exception:
+                log.exception("expiring challenge %s failed", challenge_id)
         return len(due)
 
     def run(self) -> None:

@@ -10,14 +10,28 @@ from typing import Any
 from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from service.api import games, limits, matches, metrics, observability, ops, replays, streams
+from service.accounts import Accounts
+from service.api import (
+    bot_streams,
+    bots,
+    challenges,
+    games,
+    limits,
+    matches,
+    metrics,
+    observability,
+    ops,
+    replays,
+    streams,
+)
 from service.api.action_lane import ActionLane
 from service.api.errors import ProblemApi
 from service.api.headers import SecurityHeaders
 from service.api.jsonprovider import OrjsonProvider
-from service.api.spec import DEFAULT_SECURITY, SEAT_TOKEN, ConventionsPlugin, GameTypesPlugin
+from service.api.spec import BOT_KEY, DEFAULT_SECURITY, SEAT_TOKEN, ConventionsPlugin, GameTypesPlugin
 from service.cache import node as node_cache
 from service.cache.process import MatchCache
+from service.challenges import Challenges, safe_hook
 from service.clock import StoreClock, wall_ms
 from service.listing import Listing
 from service.live.feeds import open_feed
@@ -28,7 +42,7 @@ from service.referee import Referee
 from service.replay.document import ReplaySigner
 from service.server.config import Settings
 from service.server.memory import give_back_memory
-from service.store import RedisStore, open_store
+from service.store import RedisStore, open_accounts, open_store
 from service.tokens import SeatTokens, StateTokens
 from service.web import blp as web_pages
 from service.web import game_data
@@ -80,11 +94,13 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             "info": {"description": API_DESCRIPTION, "license": {"name": "MIT", "identifier": "MIT"}},
             "servers": [{"url": "/", "description": "The referee serving this document."}],
             "security": DEFAULT_SECURITY,
-            "components": {"securitySchemes": {"seatToken": SEAT_TOKEN}},
+            "components": {"securitySchemes": {"seatToken": SEAT_TOKEN, "botKey": BOT_KEY}},
         },
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
         REFEREE_STORE_KIND="redis-cluster" if settings.redis_cluster else settings.store_kind,
         REFEREE_STREAM_HEARTBEAT=settings.stream_heartbeat_seconds,
+        REFEREE_ADMIN_TOKEN=settings.admin_token,
+        REFEREE_BOT_STREAM_LIMIT=settings.bot_stream_limit,
     )
     store = open_store(
         settings.store_kind,
@@ -109,17 +125,34 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         on_cache=lambda outcome: metrics.sample(metrics.MATCH_CACHE, outcome).inc(),
     )
     app.extensions["referee"] = referee
+    account_store = open_accounts(store)
+    app.extensions["accounts"] = accounts = Accounts(account_store)
+    app.extensions["challenges"] = bot_challenges = Challenges(
+        account_store, accounts, referee, settings.challenge_expiry_seconds, settings.bot_challenge_limit
+    )
+    referee.on_finished = safe_hook(bot_challenges.match_finished)
     app.extensions["listing"] = Listing(store, referee.answers, settings.listing_window_seconds, now_ms)
-    app.extensions["feed"] = open_feed(store)
+    app.extensions["feed"] = open_feed(store, account_store)
     app.extensions["live_matches"] = LiveMatches(referee)
     app.extensions["stream_slots"] = StreamSlots(settings.stream_limit, on_drained=give_back_memory)
     # Built here, started by the server once the worker runs (service/server/gunicorn_conf.py), never
     # by the factory itself: tests and tools build apps without background threads.
-    app.extensions["sweeper"] = Sweeper(referee, settings.sweep_interval_seconds) if settings.sweeper else None
+    app.extensions["sweeper"] = (
+        Sweeper(referee, settings.sweep_interval_seconds, bot_challenges) if settings.sweeper else None
+    )
     app.extensions["replay_signer"] = ReplaySigner.configured(settings.replay_key, settings.secret)
 
     api = ProblemApi(app, spec_kwargs={"marshmallow_plugin": GameTypesPlugin(), "extra_plugins": [ConventionsPlugin()]})
-    for blueprint in (games.blp, matches.blp, streams.blp, replays.blp, ops.blp):
+    for blueprint in (
+        games.blp,
+        matches.blp,
+        streams.blp,
+        replays.blp,
+        bots.blp,
+        bot_streams.blp,
+        challenges.blp,
+        ops.blp,
+    ):
         api.register_blueprint(blueprint)
     app.register_blueprint(web_pages)
     app.register_blueprint(docs_page)
@@ -128,6 +161,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         settings.rate_limit, settings.secret, settings.redis_url, settings.redis_cluster, settings.store_timeout_seconds
     )
     app.extensions["rate_limiter"] = limiter
+    app.extensions["register_limit"] = limits.build_named_limit(
+        "register", settings.register_limit, settings.redis_url, settings.redis_cluster, settings.store_timeout_seconds
+    )
     limits.install(app, limiter, exempt={ops.blp.name})
     recorder = observability.install(app, settings.access_log)
     # Middleware wraps app.wsgi_app, as Flask documents; mypy takes the attribute for a method.

@@ -70,6 +70,25 @@ def _rate_limit(env: Mapping[str, str]) -> str:
     return text
 
 
+def _named_limit(env: Mapping[str, str], name: str, default: str) -> str:
+    text = env.get(name, default).strip()  # blank: no limit
+    if text:
+        try:
+            parse_many(text)
+        except ValueError:
+            raise ConfigError(f"{name}={text!r} is not a limit such as '30 per hour' (or empty to disable).") from None
+    return text
+
+
+def _admin_token(env: Mapping[str, str]) -> str | None:
+    """``REFEREE_ADMIN_TOKEN``: when set, registering a bot needs it as the bearer."""
+    text = env.get("REFEREE_ADMIN_TOKEN", "").strip()
+    if text and len(text) < 16:
+        # A secret: never echo it.
+        raise ConfigError("REFEREE_ADMIN_TOKEN is shorter than 16 characters: too easy to guess.")
+    return text or None
+
+
 def _replay_key(env: Mapping[str, str]) -> str | None:
     text = env.get("REFEREE_REPLAY_KEY", "").strip()
     if text and not re.fullmatch(r"[0-9a-fA-F]{64}", text):
@@ -174,6 +193,11 @@ class Settings:
     stream_limit: int = 800
     sweeper: bool = True
     sweep_interval_seconds: float = 0.25
+    admin_token: str | None = None
+    register_limit: str = "30 per hour"
+    challenge_expiry_seconds: float = 60.0
+    bot_challenge_limit: int = 20
+    bot_stream_limit: int = 4
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -224,6 +248,11 @@ class Settings:
             stream_limit=_int(env, "REFEREE_STREAM_LIMIT", 800, minimum=1),
             sweeper=_bool(env, "REFEREE_SWEEPER", True),
             sweep_interval_seconds=_float(env, "REFEREE_SWEEP_INTERVAL", 0.25, minimum=0.01),
+            admin_token=_admin_token(env),
+            register_limit=_named_limit(env, "REFEREE_REGISTER_LIMIT", "30 per hour"),
+            challenge_expiry_seconds=_float(env, "REFEREE_CHALLENGE_EXPIRY", 60.0, minimum=1.0),
+            bot_challenge_limit=_int(env, "REFEREE_BOT_CHALLENGE_LIMIT", 20, minimum=1),
+            bot_stream_limit=_int(env, "REFEREE_BOT_STREAM_LIMIT", 4, minimum=1),
         )
 
 

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from service.store.accounts import AccountStore, BotRow, StoredEvent, bot_topic, is_bot_topic
+from service.store.accounts_file import FileAccounts
+from service.store.accounts_memory import MemoryAccounts
+from service.store.accounts_redis import RedisAccounts
 from service.store.base import (
     IDENTITY_BYTES,
     CommitResult,
@@ -58,8 +62,28 @@ def open_store(
     raise ValueError(f"unknown store kind {kind!r}")
 
 
+def open_accounts(store: MatchStore) -> AccountStore:
+    """The accounts kept beside ``store``'s matches, in the same backend."""
+    if isinstance(store, RedisStore):
+        return RedisAccounts(store.client)
+    if isinstance(store, FileStore):
+        return FileAccounts(store)
+    if isinstance(store, MemoryStore):
+        return MemoryAccounts()
+    raise TypeError(f"no accounts for {type(store).__name__}")
+
+
 __all__ = [
     "EMBEDDED_KINDS",
+    "AccountStore",
+    "BotRow",
+    "FileAccounts",
+    "MemoryAccounts",
+    "RedisAccounts",
+    "StoredEvent",
+    "bot_topic",
+    "is_bot_topic",
+    "open_accounts",
     "IDENTITY_BYTES",
     "CommitResult",
     "FileStore",

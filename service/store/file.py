@@ -115,6 +115,15 @@ class FileStore:
         self._pid = 0
         self._next_sweep = 0.0
         self._listeners: list[Callable[[str, int], None]] = []
+        self._schemas: list[str] = []
+
+    def add_schema(self, schema: str) -> None:
+        """Tables of another part kept in the same file (:mod:`service.store.accounts_file`),
+        created with the matches' on every connection."""
+        with self._lock:
+            self._schemas.append(schema)
+            if self._connection is not None and self._pid == os.getpid():
+                self._connection.executescript(schema)
 
     def on_commit(self, listener: Callable[[str, int], None]) -> None:
         """Call ``listener(match_id, version)`` after each commit of this process
@@ -134,6 +143,8 @@ class FileStore:
         connection.execute("PRAGMA journal_mode = WAL")
         connection.execute("PRAGMA synchronous = FULL")
         connection.executescript(_SCHEMA)
+        for schema in self._schemas:
+            connection.executescript(schema)
         self._add_columns(connection)
         self._connection, self._pid = connection, os.getpid()
         return connection
@@ -153,8 +164,9 @@ class FileStore:
                         raise
 
     @contextmanager
-    def _transaction(self, write: bool) -> Iterator[sqlite3.Connection]:
-        """One transaction, serialized within the process; a writer holds the file's write
+    def transaction(self, write: bool) -> Iterator[sqlite3.Connection]:
+        """One transaction, serialized within the process (also for the accounts kept in the
+        same file); a writer holds the file's write
         lock from its first statement, so a compare-and-set cannot interleave with
         another process's."""
         with self._lock:
@@ -238,7 +250,7 @@ class FileStore:
         self, match_id: str, record: bytes, ttl: int, listed: Listed | None = None, due_ms: int | None = None
     ) -> bytes | None:
         now, identity = self._clock(), new_identity()
-        with self._transaction(write=True) as connection:
+        with self.transaction(write=True) as connection:
             self._sweep(connection, now)
             if self._live_version(connection, match_id, now) is not None:
                 return None
@@ -263,7 +275,7 @@ class FileStore:
 
     def load(self, match_id: str, idempotency_key: str | None = None) -> Loaded | None:
         now = self._clock()
-        with self._transaction(write=False) as connection:
+        with self.transaction(write=False) as connection:
             live = self._live_version(connection, match_id, now)
             if live is None:
                 return None
@@ -284,7 +296,7 @@ class FileStore:
         timing: Timing | None = None,  # the referee's clock is this process's: already judged
     ) -> CommitResult:
         now, identity = self._clock(), new_identity()
-        with self._transaction(write=True) as connection:
+        with self.transaction(write=True) as connection:
             live = self._live_version(connection, match_id, now)
             if live is None:
                 return CommitResult(False, -1)
@@ -319,7 +331,7 @@ class FileStore:
         stop = min(stop, _MAX_INDEX)
         if stop <= start:
             return []
-        with self._transaction(write=False) as connection:
+        with self.transaction(write=False) as connection:
             if self._live_version(connection, match_id, self._clock()) is None:
                 return []
             rows = connection.execute(
@@ -329,7 +341,7 @@ class FileStore:
             return [bytes(row[0]) for row in rows]
 
     def history_length(self, match_id: str) -> int:
-        with self._transaction(write=False) as connection:
+        with self.transaction(write=False) as connection:
             live = self._live_version(connection, match_id, self._clock())
             return live.version if live else 0
 
@@ -347,7 +359,7 @@ class FileStore:
         if after is not None:
             conditions.append("(l.updated_ms, l.match_id) < (?, ?)")
             values += [after.updated_ms, after.match_id]
-        with self._transaction(write=False) as connection:
+        with self.transaction(write=False) as connection:
             rows = connection.execute(
                 "SELECT l.match_id, l.updated_ms, m.version, m.record, m.base FROM listing l "
                 f"JOIN matches m ON m.id = l.match_id WHERE {' AND '.join(conditions)} "
@@ -365,14 +377,14 @@ class FileStore:
     def data_version(self) -> int:
         """SQLite's ``data_version`` of this process's connection: it changes when another
         connection (another process) commits, so one cheap read says whether to look."""
-        with self._transaction(write=False) as connection:
+        with self.transaction(write=False) as connection:
             return int(connection.execute("PRAGMA data_version").fetchone()[0])
 
     def versions(self, match_ids: list[str]) -> dict[str, int]:
         """The current version of each live match of ``match_ids``."""
         now = self._clock()
         found: dict[str, int] = {}
-        with self._transaction(write=False) as connection:
+        with self.transaction(write=False) as connection:
             for start in range(0, len(match_ids), 500):
                 chunk = match_ids[start : start + 500]
                 rows = connection.execute(
@@ -384,11 +396,11 @@ class FileStore:
 
     def ping(self) -> None:
         """Take and release the write lock: fails while the file cannot be written."""
-        with self._transaction(write=True):
+        with self.transaction(write=True):
             pass
 
     def due(self, now_ms: int, limit: int) -> list[tuple[str, int]]:
-        with self._transaction(write=False) as connection:
+        with self.transaction(write=False) as connection:
             rows = connection.execute(
                 "SELECT match_id, due_ms FROM due WHERE due_ms <= ? ORDER BY due_ms LIMIT ?", (now_ms, limit)
             )
@@ -396,7 +408,7 @@ class FileStore:
 
     def reschedule(self, match_id: str, seen_ms: int, due_ms: int | None) -> None:
         now = self._clock()
-        with self._transaction(write=True) as connection:
+        with self.transaction(write=True) as connection:
             row = connection.execute("SELECT due_ms FROM due WHERE match_id = ?", (match_id,)).fetchone()
             if row is not None and int(row[0]) == seen_ms:
                 live = self._live_version(connection, match_id, now) is not None

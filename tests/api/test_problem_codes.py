@@ -13,6 +13,8 @@ from service.server.cli import spec_bytes
 SERVICE = Path(__file__).resolve().parents[2] / "service"
 _RAISERS = {
     "Problem",
+    "TooMany",
+    "TooManyRequests",
     "BadRequest",
     "Unauthorized",
     "Forbidden",

@@ -31,7 +31,18 @@ LAYERS: list[set[str]] = [
 ]
 """The parts of ``service``, lowest first; ``core`` is the modules directly in service/."""
 
-CORE_ORDER = ["clock", "tokens", "errors", "match", "answers", "house", "listing", "referee"]
+CORE_ORDER = [
+    "clock",
+    "tokens",
+    "errors",
+    "match",
+    "answers",
+    "house",
+    "listing",
+    "referee",
+    "accounts",
+    "challenges",
+]
 """The domain core's modules, each importing only those before it."""
 
 LAYER_OF = {part: depth for depth, parts in enumerate(LAYERS) for part in parts}
