@@ -261,6 +261,8 @@ class MatchPlay:
         self.remote: set[int] = set()
         self.silent: set[int] = set()
         self.fresh: dict[int, Observation] = {}
+        self.failure: ArenaError | None = None
+        """Why the play was given up, if it was (``record.error`` says it in words)."""
 
     def run(self) -> MatchRecord:
         players = {
@@ -276,6 +278,7 @@ class MatchPlay:
         try:
             self._play(players, start())
         except ArenaError as exc:
+            self.failure = exc
             self.record.error = str(exc)
         finally:
             for player in players.values():

@@ -4,9 +4,10 @@ It holds the account's event stream open (:class:`~service.botkit.events.EventSt
 reconnects with ``Last-Event-ID``, waits out busy answers), answers challenges by the
 ``--accept`` rules, and plays each ``match_started`` match in a thread of its own
 (:class:`~service.botkit.seat.SeatPlay`), at most ``max_matches`` at once (more wait for a
-thread). On connect the referee replays the matches in progress: one already being played here
-is left to its thread; one whose play broke off (the referee could not be reached for a while)
-is taken up again, from the match as it now is.
+thread). A play the referee stops answering (it restarts, the network is gone) is taken up
+again after a pause, from the match as it then is. A fresh connection (a bridge started anew)
+gets the matches in progress replayed as ``match_started`` events: each is played unless this
+bridge is playing it already.
 
 Ctrl-C (or SIGTERM) drains: the stream is closed, so no challenge is accepted any more, and the
 matches under way are played to their end. A second Ctrl-C stops them at their next decision.
@@ -21,6 +22,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TextIO
@@ -40,6 +42,10 @@ MakePlayer = Callable[[Body], Player]
 
 DEFAULT_MAX_MATCHES = 4
 DEFAULT_MOVE_TIMEOUT_S = 10.0
+RESUME_FOR_S = 600.0
+"""How long a bridge keeps taking up a match the referee does not answer about."""
+_FIRST_RESUME_PAUSE_S = 1.0
+_LONGEST_RESUME_PAUSE_S = 30.0
 _SECRET_FIELDS = ("seat_token",)
 
 
@@ -176,14 +182,24 @@ class Bridge:
         self._pool.submit(self._play, started)
 
     def _play(self, started: Body) -> None:
+        """Play the match to its end. A play given up because the referee could not be reached
+        (or failed) is taken up again after a pause, from the match as it then is, for up to
+        :data:`RESUME_FOR_S`; one the referee refused (the match is gone) is not."""
         match_id = started["match_id"]
+        pause_s, give_up_s = _FIRST_RESUME_PAUSE_S, time.monotonic() + RESUME_FOR_S
         record = None
         try:
-            play = SeatPlay(self.client, started, self.name, self.move_timeout_s, self.stop)
-            record = play.play(self.make_player(started))
-            self.report.line({"type": "match_played"} | record.to_json())
-            if record.error:
-                self.report.say(f"match {match_id} broke off: {record.error}")
+            while not self.stop.is_set():
+                play = SeatPlay(self.client, started, self.name, self.move_timeout_s, self.stop)
+                record = play.play(self.make_player(started))
+                self.report.line({"type": "match_played"} | record.to_json())
+                if record.error is None or not _worth_resuming(play.failure) or time.monotonic() > give_up_s:
+                    break
+                self.report.say(f"match {match_id} broke off: {record.error}; taking it up again in {pause_s:g} s")
+                self.stop.wait(pause_s)
+                pause_s = min(2 * pause_s, _LONGEST_RESUME_PAUSE_S)
+            if record is not None and record.error:
+                self.report.say(f"match {match_id} given up: {record.error}")
         except Exception as exc:  # a thread's failure must not pass unseen
             self.report.say(f"match {match_id} broke off: {exc!r}")
         finally:
@@ -191,6 +207,11 @@ class Bridge:
                 self._playing.discard(match_id)
                 if record is not None and record.status == "finished":
                     self._played.add(match_id)
+
+
+def _worth_resuming(failure: ArenaError | None) -> bool:
+    """The referee could not be reached, or failed: it may answer later."""
+    return not isinstance(failure, ApiError) or failure.status >= 500
 
 
 def connect(

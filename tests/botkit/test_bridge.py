@@ -1,31 +1,74 @@
-"""``referee bot connect`` and the documented Python bot, each in a process of its own, over
-HTTP: bridges meet through a challenge and play to the end, a killed bridge loses on its
-clock, a restarted referee is reconnected to and the match resumed, Ctrl-C drains."""
+"""``referee bot connect`` and the documented Python bot, each in a process of its own, with
+``referee serve`` (on its SQLite file) in another, over HTTP: bridges meet through a challenge
+and play to the end, a killed bridge loses on its clock, a restarted referee is reconnected to
+and the match resumed, Ctrl-C drains."""
 
 from __future__ import annotations
 
 import re
+import secrets
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
 from tests.botkit.bridges import GAME, BridgeProcess, bridge, challenge, connect_command, exited, moves, register
-from tests.support.fake_accounts import Served, serving
-from tests.support.servers import clean_env
+from tests.support.servers import BIN, Server, clean_env, free_port, running
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@dataclass
+class Referee:
+    """``referee serve`` on a file in ``folder``, which :meth:`restart` serves again."""
+
+    folder: Path
+    port: int = field(default_factory=free_port)
+    secret: str = field(default_factory=lambda: secrets.token_hex(32))
+    stack: ExitStack = field(default_factory=ExitStack)
+    server: Server | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        command = [str(BIN / "referee"), "serve", "--port", str(self.port)]
+        env = clean_env(REFEREE_SECRET=self.secret, REFEREE_DB_PATH=str(self.folder / "referee.sqlite3"))
+        self.server = self.stack.enter_context(running(command, env, self.port))
+
+    def restart(self, down_s: float) -> None:
+        """Stop the server (SIGTERM), stay away ``down_s``, serve the same file again."""
+        self.stack.close()
+        self.stack = ExitStack()
+        time.sleep(down_s)
+        self.start()
+
+    def challenge_status(self, key: str, challenge_id: str) -> str:
+        answer = httpx.get(f"{self.url}/v1/challenges/{challenge_id}", headers={"Authorization": f"Bearer {key}"})
+        assert answer.status_code == 200, answer.text
+        status: str = answer.json()["status"]
+        return status
+
+
 @pytest.fixture
-def referee() -> Iterator[Served]:
-    with serving() as served:
+def referee(tmp_path: Path) -> Iterator[Referee]:
+    served = Referee(tmp_path)
+    served.start()
+    try:
         yield served
+    finally:
+        served.stack.close()
 
 
-def finished(bridge: BridgeProcess) -> list[dict]:
+def finished(bridge: BridgeProcess) -> list[dict[str, Any]]:
     return [line for line in bridge.of_type("match_played") if line["status"] == "finished"]
 
 
@@ -34,7 +77,7 @@ def started_match(bridge: BridgeProcess) -> str:
     return str(lines[0]["match_id"])
 
 
-def test_two_bridges_meet_through_a_challenge_and_play_to_the_end(referee: Served, tmp_path: Path) -> None:
+def test_two_bridges_meet_through_a_challenge_and_play_to_the_end(referee: Referee, tmp_path: Path) -> None:
     url = referee.url
     alice, bob = register(url, "alice"), register(url, "bob")
     with (
@@ -59,17 +102,17 @@ def test_two_bridges_meet_through_a_challenge_and_play_to_the_end(referee: Serve
         assert exited(a.process) == 0 and exited(b.process) == 0
 
 
-def test_a_challenge_against_the_rules_is_declined(referee: Served, tmp_path: Path) -> None:
+def test_a_challenge_against_the_rules_is_declined(referee: Referee, tmp_path: Path) -> None:
     url = referee.url
     alice, bob = register(url, "alice"), register(url, "bob")
     with bridge(tmp_path, "bob", bob, connect_command(url, "--accept", "games=the-game")) as b:
         b.wait_for(lambda b: "connected" in b.said)
         sent = challenge(url, alice, "--game", GAME, "bob")
         b.wait_for(lambda b: f"challenge {sent['id']} from alice: declined" in b.said)
-        assert referee.accounts.challenges[sent["id"]]["status"] == "declined"
+        assert referee.challenge_status(alice, sent["id"]) == "declined"
 
 
-def test_a_bridge_killed_mid_match_loses_on_its_clock(referee: Served, tmp_path: Path) -> None:
+def test_a_bridge_killed_mid_match_loses_on_its_clock(referee: Referee, tmp_path: Path) -> None:
     url = referee.url
     alice, bob = register(url, "alice"), register(url, "bob")
     with (
@@ -87,9 +130,9 @@ def test_a_bridge_killed_mid_match_loses_on_its_clock(referee: Served, tmp_path:
         assert a.of_type("match_finished")[0]["outcome"]["detail"]["seat"] == 1
 
 
-def test_a_restarted_referee_is_reconnected_to_and_the_match_resumed(referee: Served, tmp_path: Path) -> None:
-    """The referee is away longer than a request is retried: the play breaks off, and is taken
-    up again from the ``match_started`` the referee replays when the stream is back."""
+def test_a_restarted_referee_is_reconnected_to_and_the_match_taken_up_again(referee: Referee, tmp_path: Path) -> None:
+    """The referee is away longer than a request is retried: the plays break off, the streams
+    reconnect after the last event seen, and the plays are taken up again where the match is."""
     url = referee.url
     alice, bob = register(url, "alice"), register(url, "bob")
     with (
@@ -104,13 +147,33 @@ def test_a_restarted_referee_is_reconnected_to_and_the_match_resumed(referee: Se
         for side in (a, b):
             (played,) = side.wait_for(finished, timeout_s=90)
             assert played["match_id"] == match_id
-            assert re.search(r"connected to \S+ as \w+ after event \d+", side.said)
-        broken = [line for line in a.of_type("match_played") + b.of_type("match_played") if line["error"]]
-        assert broken, "the referee was away long enough for a play to break off"
-        assert len(a.of_type("match_finished")) == 1 and len(b.of_type("match_finished")) == 1
+            side.wait_for(lambda s: re.search(r"connected to \S+ as \w+ after event \d+", s.said))
+            assert f"match {match_id} broke off" in side.said and "taking it up again" in side.said
+            assert len(side.of_type("match_started")) == 1 and len(side.of_type("match_finished")) == 1
+        assert httpx.get(f"{url}/v1/bots/alice").json()["matches_played"] == 1
 
 
-def test_ctrl_c_finishes_the_matches_under_way_and_answers_no_more_challenges(referee: Served, tmp_path: Path) -> None:
+def test_a_bridge_started_again_takes_up_its_match_from_the_replayed_match_started(
+    referee: Referee, tmp_path: Path
+) -> None:
+    url = referee.url
+    alice, bob = register(url, "alice"), register(url, "bob")
+    with bridge(tmp_path, "bob", bob, connect_command(url, "--accept", "all", pause_s=0.05)) as b:
+        with bridge(tmp_path, "alice", alice, connect_command(url, pause_s=0.05)) as first:
+            b.wait_for(lambda b: "connected" in b.said)
+            challenge(url, alice, "--game", GAME, "bob")
+            match_id = started_match(first)
+            first.wait_for(lambda a: moves(url, match_id) >= 4)
+            first.process.kill()
+        with bridge(tmp_path, "alice-again", alice, connect_command(url, pause_s=0.05)) as again:
+            (replayed,) = again.wait_for(lambda a: a.of_type("match_started"))
+            assert replayed["match_id"] == match_id
+            (played,) = again.wait_for(finished, timeout_s=90)
+            assert played["match_id"] == match_id and played["moves"] > 4
+            b.wait_for(finished)
+
+
+def test_ctrl_c_finishes_the_matches_under_way_and_answers_no_more_challenges(referee: Referee, tmp_path: Path) -> None:
     url = referee.url
     alice, bob = register(url, "alice"), register(url, "bob")
     with (
@@ -126,10 +189,10 @@ def test_ctrl_c_finishes_the_matches_under_way_and_answers_no_more_challenges(re
         assert exited(b.process) == 0
         (played,) = finished(b)
         assert played["match_id"] == match_id
-        assert referee.accounts.challenges[later["id"]]["status"] == "open"
+        assert referee.challenge_status(alice, later["id"]) == "open"
 
 
-def test_the_documented_python_bot_plays_its_matches(referee: Served, tmp_path: Path) -> None:
+def test_the_documented_python_bot_plays_its_matches(referee: Referee, tmp_path: Path) -> None:
     url = referee.url
     alice, bob = register(url, "alice"), register(url, "bob")
     (example,) = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "bots.md").read_text(), re.S)
@@ -154,11 +217,11 @@ def test_the_documented_python_bot_plays_its_matches(referee: Served, tmp_path: 
             process.kill()
 
 
-def test_a_refused_key_or_bad_rules_stop_the_bridge_at_once(referee: Served, tmp_path: Path) -> None:
+def test_a_refused_key_or_bad_rules_stop_the_bridge_at_once(referee: Referee, tmp_path: Path) -> None:
     url = referee.url
     with bridge(tmp_path, "nobody", "rbk_unknown", connect_command(url)) as nobody:
         assert exited(nobody.process, 30) == 2
-        assert "the referee refused the key: HTTP 401 invalid_key" in nobody.said
+        assert "the referee refused the key: HTTP 401 unknown_bot_key" in nobody.said
     key = register(url, "alice")
     with bridge(tmp_path, "rules", key, connect_command(url, "--accept", "games=the-game;colour=red")) as bad:
         assert exited(bad.process, 30) == 2

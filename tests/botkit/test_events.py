@@ -129,6 +129,6 @@ def test_a_silent_connection_is_taken_for_dead_and_replaced() -> None:
 
 def test_a_refused_key_ends_the_stream(fake: Served) -> None:
     stream = EventStream(fake.url, "rbk_not-a-key", threading.Event())
-    with pytest.raises(KeyRefused, match="401 invalid_key"):
+    with pytest.raises(KeyRefused, match="401 unknown_bot_key"):
         next(iter(stream))
     stream.close()

@@ -1,17 +1,14 @@
-"""A stand-in for the accounts side of the referee (docs/bots.md's wire contract), for the
-bridge's tests: bots, challenges and each bot's event stream, in memory, in front of the real
-referee app, which plays the matches.
-
-It serves what the bridge uses, and lets a test do to the stream what networks and servers
-do: drop every connection (:meth:`FakeAccounts.drop_streams`), answer the next connections
-busy (:meth:`FakeAccounts.busy`), stop and serve again on the same port (:func:`serving`'s
-``restart``). It records the ``Last-Event-ID`` of each connection.
+"""A stand-in for a bot's event stream (docs/bots.md's wire contract), for the unit tests of
+the bridge's stream reader: what a real referee does rarely, it does on request. It drops every
+connection (:meth:`FakeAccounts.drop_streams`), answers the next connections busy
+(:meth:`FakeAccounts.busy`), goes silent (a long ``keep_alive_s``), and records the
+``Last-Event-ID`` of each connection. It serves registration, challenges (to have events) and
+the stream, in memory; the bridge's end-to-end tests run against ``referee serve``.
 """
 
 from __future__ import annotations
 
 import itertools
-import re
 import secrets
 import socket
 import threading
@@ -23,14 +20,9 @@ from typing import Any
 
 import orjson
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
-from werkzeug.test import Client
 from werkzeug.wrappers import Request, Response
 
-from service.server.inprocess import IN_PROCESS_CONFIG
-
 Body = dict[str, Any]
-
-_CHALLENGE_VERB = re.compile(r"^/v1/challenges/([^/]+)/(accept|decline|cancel)$")
 
 
 @dataclass
@@ -41,16 +33,12 @@ class _Bot:
 
 
 class FakeAccounts:
-    """The accounts WSGI app; anything else goes to ``inner`` (the referee)."""
+    """The WSGI app: bots, challenges, streams."""
 
-    def __init__(self, inner: Any, keep_alive_s: float = 1.0) -> None:
-        self.inner = inner
-        self.referee = Client(inner)
+    def __init__(self, keep_alive_s: float = 1.0) -> None:
         self.keep_alive_s = keep_alive_s
         self.bots: dict[str, _Bot] = {}
         self.challenges: dict[str, Body] = {}
-        self.matches: dict[str, Body] = {}
-        """Each match's ``match_started`` data per bot name."""
         self.last_event_ids: list[str | None] = []
         """The ``Last-Event-ID`` of every stream connection, in order."""
         self._ids = itertools.count(1)
@@ -69,16 +57,9 @@ class FakeAccounts:
         """Answer the next ``times`` stream connections 429 with ``Retry-After``."""
         self._busy = [retry_after_s] * times
 
-    def events_of(self, name: str) -> list[tuple[str, Body]]:
-        return [(kind, data) for _, kind, data in self.bots[name.lower()].events]
-
     # The app.
     def __call__(self, environ: Any, start_response: Any) -> Any:
-        request = Request(environ)
-        path = request.path
-        if not (path.startswith("/v1/bots") or path.startswith("/v1/challenges")):
-            return self.inner(environ, start_response)
-        return self._route(request)(environ, start_response)
+        return self._route(Request(environ))(environ, start_response)
 
     def _route(self, request: Request) -> Response:
         path, method = request.path, request.method
@@ -86,16 +67,11 @@ class FakeAccounts:
             return self._register(request.get_json())
         bot = self._bot_of(request)
         if bot is None:
-            return _problem(401, "invalid_key")
-        if path == "/v1/bots/me" and method == "GET":
-            return _json(200, {"name": bot.name, "auto_accept": None})
+            return _problem(401, "unknown_bot_key")
         if path == "/v1/bots/me/events":
             return self._stream(bot, request)
         if path == "/v1/challenges" and method == "POST":
             return self._challenge(bot, request.get_json())
-        verb = _CHALLENGE_VERB.match(path)
-        if verb and method == "POST":
-            return self._answer(bot, verb.group(1), verb.group(2))
         return _problem(404, "not_found")
 
     def _bot_of(self, request: Request) -> _Bot | None:
@@ -139,65 +115,6 @@ class FakeAccounts:
             self._append(name, "challenge", {"challenge": challenge})
         return _json(201, challenge)
 
-    def _answer(self, bot: _Bot, challenge_id: str, verb: str) -> Response:
-        challenge = self.challenges.get(challenge_id)
-        if challenge is None:
-            return _problem(404, "unknown_challenge")
-        if challenge["status"] != "open":
-            return _problem(409, "challenge_not_open")
-        if verb == "cancel":
-            challenge["status"] = "canceled"
-        elif verb == "decline":
-            challenge["status"] = "declined"
-        else:
-            challenge["accepted"].append(bot.name)
-            if len(challenge["accepted"]) == len(challenge["opponents"]):
-                challenge["status"] = "accepted"
-                self._start(challenge)
-        kind = {"accept": "challenge_accepted", "decline": "challenge_declined", "cancel": "challenge_canceled"}[verb]
-        for name in [challenge["challenger"], *challenge["opponents"]]:
-            self._append(name, kind, {"challenge": challenge, "by": bot.name})
-        return _json(200, challenge)
-
-    def _start(self, challenge: Body) -> None:
-        body = {"game": challenge["game"], "players": challenge["players"], "options": challenge["options"]}
-        if challenge["time_control"] is not None:
-            body["clock"] = challenge["time_control"]
-        created = self.referee.post("/v1/matches", json=body).get_json()
-        match_id = challenge["match_id"] = created["match_id"]
-        names = [challenge["challenger"], *challenge["opponents"]]
-        tokens = {seat["seat"]: seat["token"] for seat in created["seats"]}
-        self.matches[match_id] = {}
-        for seat, name in enumerate(names):
-            started = {
-                "match_id": match_id,
-                "game": challenge["game"],
-                "seat": seat,
-                "seat_token": tokens[seat],
-                "players": challenge["players"],
-                "opponents": [other for other in names if other != name],
-                "time_control": challenge["time_control"],
-                "watch_url": f"/watch/{match_id}",
-                "challenge_id": challenge["id"],
-            }
-            self.matches[match_id][name] = started
-            self._append(name, "match_started", started)
-        threading.Thread(target=self._watch, args=(match_id,), daemon=True).start()
-
-    def _watch(self, match_id: str) -> None:
-        """Tell every seat's bot when the match ends (reading it also applies deadlines)."""
-        while True:
-            match = self.referee.get(f"/v1/matches/{match_id}").get_json()
-            if match["status"] != "active":
-                break
-            time.sleep(0.1)
-        for name, started in self.matches.pop(match_id).items():
-            finished = {"match_id": match_id, "game": started["game"], "seat": started["seat"]}
-            replay_url = f"/v1/matches/{match_id}/replay"
-            self._append(
-                name, "match_finished", {**finished, "outcome": match.get("outcome"), "replay_url": replay_url}
-            )
-
     def _stream(self, bot: _Bot, request: Request) -> Response:
         if self._busy:
             return _problem(429, "rate_limited", {"Retry-After": str(self._busy.pop())})
@@ -208,8 +125,7 @@ class FakeAccounts:
             pending = [
                 (i, kind, data)
                 for i, kind, data in bot.events
-                if (kind == "challenge" and self.challenges[data["challenge"]["id"]]["status"] == "open")
-                or (kind == "match_started" and data["match_id"] in self.matches)
+                if kind == "challenge" and self.challenges[data["challenge"]["id"]]["status"] == "open"
             ]
             generation = self._generation
 
@@ -255,8 +171,7 @@ class _Quiet(WSGIRequestHandler):
 
 @dataclass
 class Served:
-    """The fake at ``url``; :meth:`restart` stops serving, waits, and serves again on the same
-    port with the same bots, challenges and matches (as a server on a file store would)."""
+    """The fake, served at ``url``."""
 
     accounts: FakeAccounts
     port: int
@@ -282,22 +197,14 @@ class Served:
         self.thread.join()
         self.server.server_close()
 
-    def restart(self, down_s: float) -> None:
-        self.stop()
-        time.sleep(down_s)
-        self.start()
-
 
 @contextmanager
 def serving(keep_alive_s: float = 1.0) -> Iterator[Served]:
-    """The fake in front of a fresh in-memory referee, on a free loopback port."""
-    from service import create_app
-
-    inner = create_app({**IN_PROCESS_CONFIG, "REFEREE_SECRET": secrets.token_hex(32)})
+    """The fake on a free loopback port."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    served = Served(FakeAccounts(inner, keep_alive_s), port)
+    served = Served(FakeAccounts(keep_alive_s), port)
     served.start()
     try:
         yield served
