@@ -165,7 +165,7 @@ class Bridge:
         verb = "accept" if self.rules.accepts(challenge) and not busy else "decline"
         try:
             self.client.answer(challenge["id"], verb)
-        except ApiError as exc:  # answered meanwhile, canceled, expired: nothing to do
+        except ArenaError as exc:  # answered meanwhile, canceled, expired, or no answer: it expires
             self.report.say(f"challenge {challenge['id']}: could not {verb}: {exc}")
             return
         why = " (busy)" if busy else ""
