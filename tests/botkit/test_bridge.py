@@ -226,3 +226,17 @@ def test_a_refused_key_or_bad_rules_stop_the_bridge_at_once(referee: Referee, tm
     with bridge(tmp_path, "rules", key, connect_command(url, "--accept", "games=the-game;colour=red")) as bad:
         assert exited(bad.process, 30) == 2
         assert "--accept: 'colour=red' is not one of games=…" in bad.said
+
+
+def test_a_refused_challenge_is_said_with_its_problem_code(referee: Referee) -> None:
+    key = register(referee.url, "alice")
+    command = [str(BIN / "referee"), "bot", "challenge", "--url", referee.url, "--game", GAME, "nobody"]
+    done = subprocess.run(command, env=clean_env(REFEREE_BOT_KEY=key), capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2
+    assert done.stderr.startswith("referee bot challenge: HTTP 404 unknown_bot")
+    assert done.stdout == ""
+    no_key = subprocess.run(command, env=clean_env(), capture_output=True, text=True, timeout=30)
+    assert (no_key.returncode, no_key.stderr) == (
+        2,
+        "referee bot challenge: no key: pass --key or set REFEREE_BOT_KEY\n",
+    )
