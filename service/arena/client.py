@@ -60,7 +60,7 @@ class RefereeClient:
                 time.sleep(_DEFAULT_RETRY_AFTER_S)
                 continue
             if response.status_code in _RETRY_STATUSES and attempt < _MAX_ATTEMPTS:
-                time.sleep(_retry_after(response))
+                time.sleep(retry_after_s(response))
                 continue
             if response.is_success:
                 return response.json() if response.content else {}
@@ -105,12 +105,13 @@ class RefereeClient:
         return f"{self.base_url}/watch/{match_id}"
 
 
-def _retry_after(response: httpx.Response) -> float:
+def retry_after_s(response: httpx.Response, longest_s: float = _MAX_RETRY_AFTER_S) -> float:
+    """How long a busy answer asks to wait (``Retry-After`` in seconds), within reason."""
     try:
         seconds = float(response.headers.get("Retry-After", _DEFAULT_RETRY_AFTER_S))
     except ValueError:
         seconds = _DEFAULT_RETRY_AFTER_S
-    return min(max(seconds, 0.05), _MAX_RETRY_AFTER_S)
+    return min(max(seconds, 0.05), longest_s)
 
 
 def _problem(response: httpx.Response) -> Body:

@@ -22,7 +22,7 @@ import shlex
 import shutil
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +40,8 @@ _CLOCK_GRACE_S = 0.05
 _CLOCK_PATIENCE_S = 10.0
 """How long past a deadline the referee may take to apply it before the match is given up."""
 _CLOCK_POLL_S = 0.2
+_OTHERS_POLL_S = 0.1
+"""How often a play that holds only some seats looks whether the others have moved."""
 _POLL_S = 0.005
 """How long the runner waits on one of several thinking bots before it looks at the next."""
 _WATCH_S = 1.0
@@ -232,7 +234,11 @@ class _Snapshot:
 
 
 class MatchPlay:
-    """Plays one match of a tournament to its end."""
+    """Plays one match of a tournament to its end.
+
+    The tournament holds every seat; a subclass may hold only some (``tokens`` has the seats it
+    plays, ``remote`` the others, decided by someone else: the play then waits for their moves
+    as it waits for the referee's clock)."""
 
     def __init__(
         self,
@@ -251,25 +257,39 @@ class MatchPlay:
         self.entries = [plan.bots[i] for i in lineup]
         self.record = MatchRecord(index, plan.game, plan.players, [entry.name for entry in self.entries])
         self.match_id = ""
-        self.tokens: list[str] = []
+        self.tokens: dict[int, str] = {}
+        self.remote: set[int] = set()
         self.silent: set[int] = set()
         self.fresh: dict[int, Observation] = {}
+        self.failure: ArenaError | None = None
+        """Why the play was given up, if it was (``record.error`` says it in words)."""
 
     def run(self) -> MatchRecord:
-        started = time.monotonic()
-        players = [
-            make_player(entry.name, entry.command, self.plan.game, self.plan.bot_rng(self.index, seat))
+        players = {
+            seat: make_player(entry.name, entry.command, self.plan.game, self.plan.bot_rng(self.index, seat))
             for seat, entry in enumerate(self.entries)
-        ]
+        }
+        return self.play_with(players, self._create)
+
+    def play_with(self, players: Mapping[int, Player], start: Callable[[], _Snapshot]) -> MatchRecord:
+        """Play the match that ``start`` creates or finds with ``players`` (one per seat this
+        play holds) to its end; the record says how it went."""
+        started = time.monotonic()
         try:
-            self._play(players)
+            self._play(players, start())
         except ArenaError as exc:
+            self.failure = exc
             self.record.error = str(exc)
         finally:
-            for player in players:
+            for player in players.values():
                 player.close()
             self.record.seconds = time.monotonic() - started
         return self.record
+
+    def join(self) -> _Snapshot:
+        """The match as it is now, read as one of the seats this play holds: the start of a
+        play of a match someone else created."""
+        return _Snapshot.of(self.client.match(self.match_id, next(iter(self.tokens.values()), None)))
 
     def _create(self) -> _Snapshot:
         body: Body = {"game": self.plan.game, "players": self.plan.players, "options": self.plan.options}
@@ -280,12 +300,11 @@ class MatchPlay:
         created = self.client.create_match(body)
         self.match_id = self.record.match_id = created["match_id"]
         self.record.watch_url = self.client.watch_url(self.match_id)
-        self.tokens = [seat["token"] for seat in sorted(created["seats"], key=lambda s: s["seat"])]
+        self.tokens = {seat["seat"]: seat["token"] for seat in created["seats"]}
         self.on_start(self.record)
         return _Snapshot.of(created)
 
-    def _play(self, players: list[Player]) -> None:
-        state = self._create()
+    def _play(self, players: Mapping[int, Player], state: _Snapshot) -> None:
         decisions = 0
         while state.status == "active":
             if self.stop.is_set():
@@ -293,7 +312,7 @@ class MatchPlay:
             decisions += 1
             if decisions > _MAX_DECISIONS:
                 raise ArenaError(f"no end after {_MAX_DECISIONS} decisions")
-            pending = [seat for seat in sorted(state.to_act) if seat not in self.silent]
+            pending = [seat for seat in sorted(state.to_act) if seat not in self.silent | self.remote]
             if not pending:
                 state = self._wait_for_referee(state)
                 continue
@@ -341,7 +360,9 @@ class MatchPlay:
             deadline_ms=int(deadline_s * 1000),
         )
 
-    def _collect(self, players: list[Player], observations: dict[int, Observation], state: _Snapshot) -> _Snapshot:
+    def _collect(
+        self, players: Mapping[int, Player], observations: dict[int, Observation], state: _Snapshot
+    ) -> _Snapshot:
         """Submit each asked seat's decision as soon as it is made (ready ones in seat order), so
         a slow bot never holds back a seat that answered in time while its clock runs.
 
@@ -431,8 +452,11 @@ class MatchPlay:
             return _Snapshot.of(self.client.match(self.match_id))
 
     def _wait_for_referee(self, state: _Snapshot) -> _Snapshot:
-        """Only silent seats owe a decision: the referee's clock acts for them at their
+        """Only silent or remote seats owe a decision. Remote ones decide themselves: look
+        until the match moves. Silent ones: the referee's clock acts for them at their
         deadline. Look again just after it, and a little longer if the referee is late."""
+        if self.remote.intersection(state.to_act):
+            return self._wait_for_others(state)
         if state.clock is None:
             raise ArenaError("every seat that owes a decision is out, and the match has no clock")
         due_s = min(state.seat_deadline_s(seat, 0.0) for seat in state.to_act)
@@ -445,6 +469,18 @@ class MatchPlay:
             if time.time() > give_up_s:
                 raise ArenaError(f"the referee did not apply the deadline of version {state.version}")
             time.sleep(_CLOCK_POLL_S)
+
+    def _wait_for_others(self, state: _Snapshot) -> _Snapshot:
+        """Read the match (as one of this play's seats, on that seat's rate budget) until it
+        has moved. A read also applies an expired deadline, so a remote seat that went silent
+        meets its clock's policy without the server's sweeper."""
+        token = next(iter(self.tokens.values()), None)
+        while not self.stop.is_set():
+            latest = _Snapshot.of(self.client.match(self.match_id, token))
+            if latest.version != state.version or latest.status != state.status:
+                return latest
+            self.stop.wait(_OTHERS_POLL_S)
+        return state
 
 
 def run_tournament(

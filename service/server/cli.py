@@ -1,5 +1,6 @@
 """The ``referee`` command: ``serve`` the API, ``openapi --write/--check`` the spec,
-``verify`` a replay, and ``arena`` to play bots against each other."""
+``verify`` a replay, ``arena`` to play bots against each other, and ``bot`` to run a bot's
+account (register, challenge, connect a local bot to it)."""
 
 from __future__ import annotations
 
@@ -102,6 +103,12 @@ def cmd_arena(args: argparse.Namespace) -> int:
     return command.run(args, inprocess.serving)
 
 
+def cmd_bot(args: argparse.Namespace) -> int:
+    from service.botkit import command
+
+    return command.run(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="referee", description="The game-referee service.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -131,6 +138,11 @@ def main(argv: list[str] | None = None) -> int:
 
     add_arguments(arena)
     arena.set_defaults(run=cmd_arena)
+    bot = sub.add_parser("bot", help="a bot's account: register, challenge, connect a local bot (docs/bots.md)")
+    from service.botkit.command import add_arguments as add_bot_arguments
+
+    add_bot_arguments(bot)
+    bot.set_defaults(run=cmd_bot)
     args = parser.parse_args(argv)
     return int(args.run(args))
 
