@@ -55,10 +55,12 @@ def test_a_new_key_replaces_the_old_one_at_once(accounts: AccountStore) -> None:
     accounts.set_key(name, "old-" + name, "new-" + name)
     assert accounts.bot_by_key("old-" + name) is None
     assert accounts.bot_by_key("new-" + name) == name
-    assert accounts.bot(name).key_hash == "new-" + name  # type: ignore[union-attr]
+    rotated = accounts.bot(name)
+    assert rotated is not None and rotated.key_hash == "new-" + name
     accounts.set_key(name, "new-" + name, "")
     assert accounts.bot_by_key("new-" + name) is None
-    assert accounts.bot(name).key_hash == ""  # type: ignore[union-attr]
+    retired = accounts.bot(name)
+    assert retired is not None and retired.key_hash == ""
 
 
 def test_records_counters_and_the_listing(accounts: AccountStore) -> None:
