@@ -7,7 +7,7 @@ stops them; a variant's ratio per round is its moves/s over the bare endpoint's 
 
 Fresh servers each round, because one server start is not like another: the same tree served
 twice side by side in one run measured ratios 0.03 apart, round after round, and the order of
-two variants flipped between runs (bench/README.md, "2026-11-25, evening"). Memory layout and
+two variants flipped between runs. Memory layout and
 where the kernel places each worker make a start fast or slow for its whole life, so rounds
 of one start are not independent samples of a variant; rounds of fresh starts are. The mean
 ratio and its standard error over rounds are the figures to compare.
