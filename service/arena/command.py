@@ -98,10 +98,9 @@ def _check_builtins(bots: list[BotEntry], game_id: str) -> None:
 
 
 def _plan(args: argparse.Namespace, game: dict[str, Any], bots: list[BotEntry]) -> Plan:
-    import orjson
 
     from service.arena.errors import ArenaError
-    from service.arena.runner import Plan, parse_clock
+    from service.arena.runner import Plan, parse_clock, parse_options
 
     _check_builtins(bots, game["id"])
     players = args.players or min(max(len(bots), game["min_players"]), game["max_players"])
@@ -111,12 +110,7 @@ def _plan(args: argparse.Namespace, game: dict[str, Any], bots: list[BotEntry]) 
         )
     if args.matches < 1 or args.concurrency < 1 or args.move_timeout <= 0:
         raise ArenaError("--matches, --concurrency and --move-timeout must be positive")
-    try:
-        options = orjson.loads(args.options)
-    except orjson.JSONDecodeError as exc:
-        raise ArenaError(f"--options is not JSON: {exc}") from None
-    if not isinstance(options, dict):
-        raise ArenaError("--options must be a JSON object")
+    options = parse_options(args.options)
     return Plan(
         game=game["id"],
         players=players,

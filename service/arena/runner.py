@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from service.arena.client import ApiError, Body, RefereeClient
 from service.arena.errors import ArenaError, BotFault
 from service.arena.players import Observation, Player, make_player
@@ -125,6 +127,17 @@ def parse_clock(text: str | None, on_timeout: str) -> dict[str, Any] | None:
             raise ArenaError(f"--clock: {key} needs a number, not {value!r}") from None
         clock[key] = int(number) if number.is_integer() else number
     return clock
+
+
+def parse_options(text: str) -> dict[str, Any]:
+    """``--options``: the JSON object of a match creation's ``options``."""
+    try:
+        options = orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        raise ArenaError(f"--options is not JSON: {exc}") from None
+    if not isinstance(options, dict):
+        raise ArenaError("--options must be a JSON object")
+    return options
 
 
 @dataclass(frozen=True)

@@ -109,16 +109,10 @@ def _register(args: argparse.Namespace) -> int:
 def _challenge(args: argparse.Namespace) -> int:
     import orjson
 
-    from service.arena.errors import ArenaError
-    from service.arena.runner import parse_clock
+    from service.arena.runner import parse_clock, parse_options
     from service.botkit.accounts import AccountClient
 
-    try:
-        options = orjson.loads(args.options)
-    except orjson.JSONDecodeError as exc:
-        raise ArenaError(f"--options is not JSON: {exc}") from None
-    if not isinstance(options, dict):
-        raise ArenaError("--options must be a JSON object")
+    options = parse_options(args.options)
     body: dict[str, Any] = {
         "game": args.game,
         "players": args.players or 1 + len(args.opponents),
