@@ -29,10 +29,10 @@ from schemas.streams import EVENT_STREAM
 from service.accounts import Accounts, Bot
 from service.api.bodies import Blueprint
 from service.api.bots import BOT_AUTH, bot_first, current_bot, no_store
-from service.api.hang_ups import HangUpWatch, socket_of
+from service.api.hang_ups import socket_of
 from service.api.matches import json_response
 from service.api.problems import BadRequest, Unavailable
-from service.api.streams import HEARTBEAT, OPENED
+from service.api.streams import HEARTBEAT, EventStream
 from service.challenges import event_data
 from service.errors import TooMany
 from service.live.bot_events import BotFollower, Presence
@@ -57,34 +57,23 @@ def sse_frame(event: StoredEvent) -> bytes:
     return b"id: %d\nevent: %s\ndata: %s\n\n" % (event.id, kind.encode(), event_data(event))
 
 
-class BotEventStream:
-    """The body of a bot's stream: SSE frames from its follower, presence while it runs;
-    the server calls :meth:`close` when the answer ends."""
+class BotEventStream(EventStream):
+    """The body of a bot's stream: the match stream's opening, hang-up watch and slot, with
+    the bot's events for frames and its presence kept while it runs."""
 
     def __init__(
         self, follower: BotFollower, presence: Presence, heartbeat: float, slot: Slot, sock: Any | None = None
     ) -> None:
-        self._follower = follower
+        super().__init__(follower, heartbeat, slot, sock)  # type: ignore[arg-type]  # a BotFollower stops and closes as a Follower does; its frames come from events()
+        self._bot_follower = follower
         self._presence = presence
-        self._heartbeat = heartbeat
-        self._slot = slot
-        self._watch = HangUpWatch(sock, follower.stop) if sock is not None else None
 
-    def __iter__(self) -> Iterator[bytes]:
-        yield OPENED
-        if self._watch is not None:
-            self._watch.start()
-        for event in self._follower.events(self._heartbeat, self._presence.touch):
+    def _frames(self) -> Iterator[bytes]:
+        for event in self._bot_follower.events(self._heartbeat, self._presence.touch):
             yield HEARTBEAT if event is None else sse_frame(event)
 
-    def close(self) -> None:
-        if self._watch is not None:
-            self._watch.stop()
-        self._follower.close()
-        try:
-            self._presence.drop()
-        finally:
-            self._slot.give_back()
+    def _release(self) -> None:
+        self._presence.drop()
 
 
 def _last_event_id() -> int | None:

@@ -63,6 +63,10 @@ class EventStream:
         yield OPENED
         if self._watch is not None:
             self._watch.start()
+        yield from self._frames()
+
+    def _frames(self) -> Iterator[bytes]:
+        """The SSE frames after the opening: versions and heartbeats."""
         for frame in self._follower.frames(self._heartbeat):
             yield HEARTBEAT if frame is None else b"id: %d\nevent: version\ndata: %s\n\n" % (frame.version, frame.data)
 
@@ -70,7 +74,13 @@ class EventStream:
         if self._watch is not None:
             self._watch.stop()
         self._follower.close()
-        self._slot.give_back()
+        try:
+            self._release()
+        finally:
+            self._slot.give_back()
+
+    def _release(self) -> None:
+        """What else the stream holds until it ends (nothing here), given back before its slot."""
 
 
 def stream_clients(bearer: str | None) -> list[str]:
