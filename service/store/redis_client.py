@@ -19,6 +19,13 @@ from redis.retry import Retry
 #: A client of either kind.
 Client: TypeAlias = "redis.Redis | RedisCluster"
 
+MAX_CONNECTIONS = 10_000
+"""Connections one process may open to one Redis node. redis-py 8 caps a pool at 100 unless told
+otherwise and then fails the 101st concurrent command at once (``MaxConnectionsError``); a
+gevent worker holds up to ``REFEREE_WORKER_CONNECTIONS`` (1,000) requests and streams at once,
+each with at most one command in flight, so a burst such as a thousand bot streams closing
+together would turn moves into 503s. Redis's own default ``maxclients`` is this number."""
+
 
 def connect(url: str, *, cluster: bool = False, timeout: float = 2.0) -> Client:
     """A client with short timeouts and one quick retry: a dropped connection (Redis
@@ -29,6 +36,7 @@ def connect(url: str, *, cluster: bool = False, timeout: float = 2.0) -> Client:
         "socket_timeout": timeout,
         "socket_connect_timeout": timeout,
         "retry": Retry(ExponentialWithJitterBackoff(base=0.008, cap=0.1), 1),
+        "max_connections": MAX_CONNECTIONS,
     }
     if cluster:
         return RedisCluster.from_url(url, **options)
