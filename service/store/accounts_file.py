@@ -6,6 +6,7 @@ them. Other processes' appends show in the file's ``data_version``, which the fi
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable
 
@@ -32,6 +33,7 @@ CREATE TABLE IF NOT EXISTS challenges (
     record BLOB NOT NULL,
     expires_at REAL NOT NULL
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS challenges_by_expiry ON challenges (expires_at);
 CREATE TABLE IF NOT EXISTS challenge_expiry (
     id TEXT PRIMARY KEY,
     expires_ms INTEGER NOT NULL
@@ -59,6 +61,7 @@ CREATE TABLE IF NOT EXISTS bot_matches (
     names TEXT NOT NULL,
     expires_at REAL NOT NULL
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS bot_matches_by_expiry ON bot_matches (expires_at);
 CREATE TABLE IF NOT EXISTS bot_presence (
     name_key TEXT NOT NULL,
     stream_id TEXT NOT NULL,
@@ -140,6 +143,7 @@ class FileAccounts:
 
     def create_challenge(self, challenge_id: str, record: bytes, ttl: int, expires_ms: int) -> None:
         with self._store.transaction(write=True) as db:
+            _forget_expired(db, "challenges", "id", self._clock())
             db.execute(
                 "INSERT OR REPLACE INTO challenges (id, version, record, expires_at) VALUES (?, 0, ?, ?)",
                 (challenge_id, record, self._clock() + ttl),
@@ -222,6 +226,7 @@ class FileAccounts:
 
     def link_match(self, match_id: str, names: list[str], ttl: int) -> None:
         with self._store.transaction(write=True) as db:
+            _forget_expired(db, "bot_matches", "match_id", self._clock())
             db.execute(
                 "INSERT OR REPLACE INTO bot_matches (match_id, names, expires_at) VALUES (?, ?, ?)",
                 (match_id, orjson.dumps(names).decode(), self._clock() + ttl),
@@ -261,6 +266,18 @@ class FileAccounts:
                 (now_ms, count),
             ).fetchall()
         return [str(r[0]) for r in rows]
+
+
+FORGET_BATCH = 100
+"""Expired rows one write deletes at most, so that the write stays short."""
+
+
+def _forget_expired(db: sqlite3.Connection, table: str, key: str, now: float) -> None:
+    """Delete a batch of ``table``'s rows past their ``expires_at``: what Redis lets expire on
+    its own. Each new row clears up to :data:`FORGET_BATCH` old ones, so the table holds little
+    more than its live rows."""
+    expired = f"SELECT {key} FROM {table} WHERE expires_at <= ? LIMIT ?"  # table, key: this module's names
+    db.execute(f"DELETE FROM {table} WHERE {key} IN ({expired})", (now, FORGET_BATCH))
 
 
 def _row(row: tuple) -> BotRow:

@@ -149,3 +149,20 @@ def test_file_accounts_survive_a_new_process(tmp_path) -> None:
     again = FileAccounts(FileStore(tmp_path / "m.sqlite3"))
     assert again.bot_by_key("hash") == "kept"
     assert again.pending("kept")[1] == 1
+
+
+def test_the_file_forgets_expired_challenges_and_match_links(tmp_path) -> None:
+    """Redis lets them expire; the SQLite file deletes them as new ones are written, so a
+    long-running `referee serve` does not keep every challenge it ever saw."""
+    now = [1_000.0]
+    store = FileStore(tmp_path / "m.sqlite3")
+    accounts = FileAccounts(store, clock=lambda: now[0])
+    accounts.create_challenge("old", b"r", ttl=60, expires_ms=1_060_000)
+    accounts.link_match("m-old", ["a", "b"], ttl=60)
+    now[0] += 61
+    accounts.create_challenge("new", b"r", ttl=60, expires_ms=1_121_000)
+    accounts.link_match("m-new", ["a", "b"], ttl=60)
+    with store.transaction(write=False) as db:
+        assert [r[0] for r in db.execute("SELECT id FROM challenges")] == ["new"]
+        assert [r[0] for r in db.execute("SELECT match_id FROM bot_matches")] == ["m-new"]
+    assert accounts.challenge("new") is not None and accounts.match_bots("m-new") == ["a", "b"]
