@@ -7,7 +7,8 @@ process started by a test without its own ``REFEREE_DB_PATH`` writes into this s
 temporary folder, never into the user's data folder.
 
 Redis tests use database 15 of ``REFEREE_TEST_REDIS_URL`` (default
-``redis://127.0.0.1:6379/15``). Without a reachable Redis they are skipped, unless
+``redis://127.0.0.1:6379/15``) in the first pytest-xdist worker, and a Redis server of their own
+in the others (tests/support/worker_redis.py). Without a reachable Redis they are skipped, unless
 ``REFEREE_REQUIRE_REDIS=1`` (as in CI), which makes a missing Redis fail the run. The same
 holds for the cluster when ``redis-server`` or ``redis-cli`` is missing.
 """
@@ -24,11 +25,12 @@ from hypothesis import HealthCheck, settings
 
 from service.store import FileStore, MatchStore, MemoryStore, RedisStore
 from tests.support import cluster
+from tests.support.worker_redis import redis_url_for_this_worker
 
 settings.register_profile("default", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
-REDIS_URL = os.environ.get("REFEREE_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+REDIS_URL = redis_url_for_this_worker(os.environ.get("REFEREE_TEST_REDIS_URL", "redis://127.0.0.1:6379/15"))
 
 
 def redis_available() -> bool:

@@ -8,6 +8,8 @@ temporary folder, never into the repository.
 
 from __future__ import annotations
 
+import fcntl
+import os
 import re
 import shutil
 import subprocess
@@ -52,11 +54,17 @@ def marked_lines(path: Path, marker: str) -> set[tuple[str, int]]:
 
 @pytest.fixture(scope="session")
 def node_tools() -> Path:
-    """The npm tools of package-lock.json, installed once (``npm ci``)."""
+    """The npm tools of package-lock.json, installed once (``npm ci``), under a lock on this
+    folder: the two pytest-xdist workers may both need them at once."""
     if shutil.which("npm") is None:
         pytest.fail("npm is missing: apt-get install -y nodejs npm (.ci/run does it)")
-    if not (NODE_BIN / "tsc").exists():
-        succeed(["npm", "ci", "--no-audit", "--no-fund"], HERE, timeout=600)
+    folder = os.open(HERE, os.O_RDONLY)
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX)
+        if not (NODE_BIN / "tsc").exists():
+            succeed(["npm", "ci", "--no-audit", "--no-fund"], HERE, timeout=600)
+    finally:
+        os.close(folder)  # closing releases the lock
     return NODE_BIN
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -70,24 +71,28 @@ def control_socket(server: Server) -> Path:
     return Path(found.group(1))
 
 
-def test_two_servers_on_one_host_keep_their_own_control_socket(tmp_path: Path) -> None:
+def test_two_servers_on_one_host_keep_their_own_control_socket() -> None:
     """Both in the same home folder: stopping one leaves the other's socket, which answers."""
-    env = {k: v for k, v in clean_env(HOME=str(tmp_path), REFEREE_ACCESS_LOG="0").items() if k != "XDG_RUNTIME_DIR"}
-    first, second = free_port(), free_port()
-    with running([*REFEREE_SERVE, "--port", str(second)], env, second) as staying:
-        with running([*REFEREE_SERVE, "--port", str(first)], env, first) as leaving:
-            leaving_socket = wait_for(lambda: control_socket(leaving))
-        staying_socket = wait_for(lambda: control_socket(staying))
-        assert staying_socket != leaving_socket
-        assert staying_socket.parent == tmp_path / ".gunicorn" and staying_socket.exists()
-        status = subprocess.run(
-            [str(BIN / "gunicornc"), "-s", str(staying_socket), "-c", "show workers"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        )
-        assert status.returncode == 0 and "Total: 1 worker" in status.stdout, status.stdout + status.stderr
+    # A short home: a socket's path must fit in 108 bytes, which pytest's tmp_path (under
+    # popen-gw1/<test name>) may not leave room for.
+    with tempfile.TemporaryDirectory(prefix="home-") as short:
+        home = Path(short)
+        env = {k: v for k, v in clean_env(HOME=str(home), REFEREE_ACCESS_LOG="0").items() if k != "XDG_RUNTIME_DIR"}
+        first, second = free_port(), free_port()
+        with running([*REFEREE_SERVE, "--port", str(second)], env, second) as staying:
+            with running([*REFEREE_SERVE, "--port", str(first)], env, first) as leaving:
+                leaving_socket = wait_for(lambda: control_socket(leaving))
+            staying_socket = wait_for(lambda: control_socket(staying))
+            assert staying_socket != leaving_socket
+            assert staying_socket.parent == home / ".gunicorn" and staying_socket.exists()
+            status = subprocess.run(
+                [str(BIN / "gunicornc"), "-s", str(staying_socket), "-c", "show workers"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+                check=False,
+            )
+            assert status.returncode == 0 and "Total: 1 worker" in status.stdout, status.stdout + status.stderr
 
 
 def wait_for(find: Callable[[], Path]) -> Path:

@@ -82,7 +82,10 @@ def test_one_client_gets_a_share_and_the_others_still_get_streams(server: str, t
             assert 0 < len(greedy) <= workers * LIMIT // 2, "one address takes at most half of each worker's slots"
             seat = take_all(base_url, path, [f"127.0.1.{i}" for i in range(1, 200)], auth(match.by_seat[0]))
             held += seat
-            assert 0 < len(seat) <= workers * LIMIT // 4, "one token, many addresses: at most half of the rest"
+            # Half of what each worker has left; the workers need not have split the greedy
+            # client's streams evenly (whichever worker accepts first takes the connection).
+            rest = workers * LIMIT - len(greedy)
+            assert 0 < len(seat) <= rest // 2 + workers, "one token, many addresses: at most half of the rest"
             for i in range(4):
                 other = EventStream(base_url, path, timeout=5, source=f"127.0.2.{i + 1}")
                 held.append(other)

@@ -11,7 +11,9 @@ Nodes run without persistence (``--save '' --appendonly no``). ``cluster-node-ti
 5 s (nodes of a busy test machine must not take each other for dead), or less for a failover
 test: with 1 s a killed master is replaced within about two seconds.
 Ports come from 7000-7099, the range kept for clusters on the shared test machines; a cluster
-takes the first free block of ``masters * (1 + replicas)`` ports there.
+takes the first free block of ``masters * (1 + replicas)`` ports there, each pytest-xdist
+worker searching from its own quarter of the range first, so two workers starting clusters at
+once do not pick the same block.
 """
 
 from __future__ import annotations
@@ -59,8 +61,12 @@ def _port_free(port: int) -> bool:
 
 
 def free_block(size: int) -> int:
-    """The first port of ``size`` consecutive free ports in :data:`PORT_RANGE`."""
-    for first in range(PORT_RANGE.start, PORT_RANGE.stop - size + 1, size):
+    """The first port of ``size`` consecutive free ports in :data:`PORT_RANGE`, from this
+    xdist worker's quarter of it on (``gw1`` from 7025, ...), wrapping around."""
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+    firsts = list(range(PORT_RANGE.start, PORT_RANGE.stop - size + 1, size))
+    start = next((i for i, first in enumerate(firsts) if first >= PORT_RANGE.start + 25 * (worker % 4)), 0)
+    for first in firsts[start:] + firsts[:start]:
         if all(_port_free(p) for p in range(first, first + size)):
             return first
     raise RuntimeError(f"no {size} free ports in {PORT_RANGE.start}-{PORT_RANGE.stop - 1}")
