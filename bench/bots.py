@@ -24,109 +24,14 @@ Targets (issue 23): p99 delivery under 200 ms, under 50 KB per connected bot, mo
 from __future__ import annotations
 
 import argparse
-import http.client
 import os
-import random
 import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import orjson
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def request(port: int, method: str, path: str, body: object = None, token: str | None = None) -> tuple[int, dict]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    conn.request(method, path, orjson.dumps(body) if body is not None else None, headers)
-    response = conn.getresponse()
-    data = response.read()
-    conn.close()
-    return response.status, orjson.loads(data) if data else {}
-
-
-def start_node(redis_url: str, port: int, streams: int) -> subprocess.Popen:
-    env = {
-        **os.environ,
-        "REDIS_URL": redis_url,
-        "REFEREE_SECRET": "bench-bots",
-        "REFEREE_RATE_LIMIT": "",
-        "REFEREE_REGISTER_LIMIT": "",
-        "REFEREE_CHALLENGE_EXPIRY": "3600",
-        "REFEREE_ACCESS_LOG": "0",
-        "REFEREE_WORKER_CONNECTIONS": str(streams + 500),
-        "REFEREE_STREAM_LIMIT": str(streams + 100),
-        "PYTHONPATH": str(ROOT),
-    }
-    command = [sys.executable, "-m", "service.server.cli", "serve", "--port", str(port), "--workers", "2"]
-    proc = subprocess.Popen(command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(400):
-        try:
-            if request(port, "GET", "/healthz")[0] == 200:
-                return proc
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError("the node did not start")
-
-
-def node_rss_kb(master: int) -> int:
-    """The RSS of the node's master and workers, in KB."""
-    pids = [str(master), *Path(f"/proc/{master}/task/{master}/children").read_text().split()]
-    total = 0
-    for pid in pids:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                total += int(line.split()[1])
-    return total
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-class Player:
-    """Plays random legal moves in one match nobody streams; times each ``POST /actions``."""
-
-    def __init__(self, port: int, seed: int) -> None:
-        self.port = port
-        status, created = request(port, "POST", "/v1/matches", {"game": "viaggio-al-centro-della-terra", "players": 2})
-        assert status == 201, created
-        self.match_id = created["match_id"]
-        self.tokens = [s["token"] for s in created["seats"]]
-        self.to_act = created["to_act"]
-        self.rng = random.Random(seed)
-
-    def move(self) -> float:
-        seat = self.rng.choice(self.to_act)
-        status, legal = request(self.port, "GET", f"/v1/matches/{self.match_id}/legal-actions", token=self.tokens[seat])
-        assert status == 200, legal
-        body = {"state_token": legal["state_token"], "action": self.rng.choice(legal["actions"])}
-        started = time.perf_counter()
-        status, answer = request(self.port, "POST", f"/v1/matches/{self.match_id}/actions", body, self.tokens[seat])
-        elapsed = time.perf_counter() - started
-        assert status == 200 and answer["status"] == "active", answer
-        self.to_act = answer["to_act"]
-        return elapsed
-
-    def paced(self, moves: int, pace: float) -> list[float]:
-        latencies = []
-        for _ in range(moves):
-            started = time.perf_counter()
-            latencies.append(self.move())
-            time.sleep(max(0.0, 1 / pace - (time.perf_counter() - started)))
-        return latencies
+from nodes import ROOT, Player, free_port, node_rss_kb, percentile, request, start_node
 
 
 def hold(port: int) -> None:
@@ -176,7 +81,17 @@ def hold(port: int) -> None:
 
 def run(redis_url: str, bots: int, moves: int, pace: float, accept_pace: float) -> None:
     port = free_port()
-    node = start_node(redis_url, port, bots)
+    node = start_node(
+        redis_url,
+        port,
+        "bench-bots",
+        {
+            "REFEREE_REGISTER_LIMIT": "",
+            "REFEREE_CHALLENGE_EXPIRY": "3600",
+            "REFEREE_WORKER_CONNECTIONS": str(bots + 500),
+            "REFEREE_STREAM_LIMIT": str(bots + 100),
+        },
+    )
     try:
         run_id = os.urandom(3).hex()
         keys = []
@@ -191,11 +106,11 @@ def run(redis_url: str, bots: int, moves: int, pace: float, accept_pace: float) 
             status, created = request(port, "POST", "/v1/challenges", body, keys[i])
             assert status == 201, created
             challenges.append(created["id"])
-        quiet = Player(port, 1)
+        quiet = Player(port, 1, "viaggio-al-centro-della-terra")
         for _ in range(20):
             quiet.move()
         before = quiet.paced(moves // 2, pace)
-        rss_before = node_rss_kb(node.pid)
+        rss_before = sum(node_rss_kb(node.pid).values())
         holder = subprocess.Popen(
             ["nice", "-n", "19", sys.executable, __file__, "--hold", str(port)],
             stdin=subprocess.PIPE,
@@ -210,7 +125,7 @@ def run(redis_url: str, bots: int, moves: int, pace: float, accept_pace: float) 
         assert holder.stdout.readline().strip() == "ready"
         opening = time.perf_counter() - opening
         time.sleep(2)
-        rss_held = node_rss_kb(node.pid)
+        rss_held = sum(node_rss_kb(node.pid).values())
         held = quiet.paced(moves, pace)
 
         sent: list[float] = [0.0] * half

@@ -20,9 +20,7 @@ The bursting clients run in another process (gevent), at the lowest CPU priority
 from __future__ import annotations
 
 import argparse
-import http.client
 import os
-import random
 import socket
 import statistics
 import subprocess
@@ -32,59 +30,7 @@ import time
 from pathlib import Path
 
 import orjson
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_node(tree: Path, redis_url: str, port: int, extra: dict[str, str]) -> subprocess.Popen:
-    env = {
-        **os.environ,
-        "REDIS_URL": redis_url,
-        "REFEREE_SECRET": "bench-stream-bursts",
-        "REFEREE_RATE_LIMIT": "",
-        "REFEREE_ACCESS_LOG": "0",
-        "PYTHONPATH": str(tree),
-        **extra,
-    }
-    command = [sys.executable, "-m", "service.server.cli", "serve", "--port", str(port), "--workers", "2"]
-    log = open(os.environ.get("BENCH_NODE_LOG", os.devnull), "ab")  # the node's output, open for its life
-    proc = subprocess.Popen(command, env=env, cwd=tree, stdout=log, stderr=log)
-    for _ in range(400):
-        try:
-            if request(port, "GET", "/healthz")[0] == 200:
-                return proc
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError("the node did not start")
-
-
-def request(port: int, method: str, path: str, body: object = None, token: str | None = None) -> tuple[int, dict]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    conn.request(method, path, orjson.dumps(body) if body is not None else None, headers)
-    response = conn.getresponse()
-    data = response.read()
-    conn.close()
-    return response.status, orjson.loads(data) if data else {}
-
-
-def node_rss_mb(master: int) -> dict[str, float]:
-    """RSS of the master and of each of its children (the workers), in MB."""
-    children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
-    sizes = {}
-    for pid in [str(master), *children]:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                sizes[pid] = int(line.split()[1]) / 1024
-    return sizes
+from nodes import ROOT, Player, free_port, node_rss_kb, request, start_node
 
 
 class Prober:
@@ -148,6 +94,11 @@ def burst(port: int, match_ids: list[str], connections: int, addresses: int, hol
     return {"answers": answers, "events": events[0]}
 
 
+def node_rss_mb(master: int) -> dict[int, float]:
+    """The RSS of the node's master and each worker, in MB."""
+    return {pid: kb / 1024 for pid, kb in node_rss_kb(master).items()}
+
+
 def run_burst(port: int, match_ids: list[str], players: list[Player], args: argparse.Namespace) -> dict:
     clients = subprocess.Popen(
         [
@@ -169,34 +120,11 @@ def run_burst(port: int, match_ids: list[str], players: list[Player], args: argp
     time.sleep(args.hold / 2)
     moves: dict[str, int] = {}
     for player in players:
-        answer = player.move()
-        moves[answer] = moves.get(answer, 0) + 1
+        status, answer, _ = player.attempt()
+        said = "200" if status == 200 else f"{status} {answer.get('code')}"
+        moves[said] = moves.get(said, 0) + 1
     out, _ = clients.communicate(timeout=args.hold + 120)
     return orjson.loads(out) | {"moves": moves}
-
-
-class Player:
-    def __init__(self, port: int, seed: int) -> None:
-        self.port = port
-        status, created = request(port, "POST", "/v1/matches", {"game": "esploratore", "players": 2})
-        assert status == 201, created
-        self.match_id = created["match_id"]
-        self.tokens = [s["token"] for s in created["seats"]]
-        self.to_act = created["to_act"]
-        self.rng = random.Random(seed)
-
-    def move(self) -> str:
-        """One random legal move; ``"200"``, or the status and code of the refusal."""
-        seat = self.rng.choice(self.to_act)
-        status, legal = request(self.port, "GET", f"/v1/matches/{self.match_id}/legal-actions", token=self.tokens[seat])
-        if status != 200:
-            return f"{status} {legal.get('code')}"
-        body = {"state_token": legal["state_token"], "action": self.rng.choice(legal["actions"])}
-        status, answer = request(self.port, "POST", f"/v1/matches/{self.match_id}/actions", body, self.tokens[seat])
-        if status != 200:
-            return f"{status} {answer.get('code')}"
-        self.to_act = answer["to_act"]
-        return "200"
 
 
 def main() -> None:
@@ -219,9 +147,9 @@ def main() -> None:
     args = parser.parse_args()
     extra = dict(item.split("=", 1) for item in args.env)
     port = free_port()
-    node = start_node(args.tree, args.redis, port, extra)
+    node = start_node(args.redis, port, "bench-stream-bursts", extra, tree=args.tree)
     try:
-        players = [Player(port, seed) for seed in range(args.matches)]
+        players = [Player(port, seed, "esploratore") for seed in range(args.matches)]
         match_ids = [p.match_id for p in players]
         fresh = node_rss_mb(node.pid)
         warm = argparse.Namespace(**{**vars(args), "connections": args.warm})

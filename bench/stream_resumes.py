@@ -24,8 +24,6 @@ import argparse
 import http.client
 import math
 import os
-import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -34,80 +32,9 @@ import time
 from pathlib import Path
 
 import orjson
+from nodes import ROOT, Player, free_port, percentile, start_node
 
-ROOT = Path(__file__).resolve().parents[1]
 GAME, PLAYERS = "viaggio-al-centro-della-terra", 2
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_node(tree: Path, redis_url: str, port: int) -> subprocess.Popen:
-    env = {
-        **os.environ,
-        "REDIS_URL": redis_url,
-        "REFEREE_SECRET": "bench-stream-resumes",
-        "REFEREE_RATE_LIMIT": "",
-        "REFEREE_ACCESS_LOG": "0",
-        "PYTHONPATH": str(tree),
-    }
-    command = [sys.executable, "-m", "service.server.cli", "serve", "--port", str(port), "--workers", "2"]
-    proc = subprocess.Popen(command, env=env, cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(400):
-        try:
-            if request(port, "GET", "/healthz")[0] == 200:
-                return proc
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError("the node did not start")
-
-
-def request(port: int, method: str, path: str, body: object = None, token: str | None = None) -> tuple[int, dict]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    conn.request(method, path, orjson.dumps(body) if body is not None else None, headers)
-    response = conn.getresponse()
-    data = response.read()
-    conn.close()
-    return response.status, orjson.loads(data) if data else {}
-
-
-class Player:
-    """Plays random legal moves in one match; times each ``POST /actions``."""
-
-    def __init__(self, port: int, seed: int) -> None:
-        self.port = port
-        status, created = request(
-            port, "POST", "/v1/matches", {"game": GAME, "players": PLAYERS, "seed": f"{seed:064x}"}
-        )
-        assert status == 201, created
-        self.match_id = created["match_id"]
-        self.tokens = [s["token"] for s in created["seats"]]
-        self.to_act = created["to_act"]
-        self.rng = random.Random(seed)
-        self.version = 0
-
-    def move(self) -> float:
-        seat = self.rng.choice(self.to_act)
-        status, legal = request(self.port, "GET", f"/v1/matches/{self.match_id}/legal-actions", token=self.tokens[seat])
-        assert status == 200, legal
-        body = {"state_token": legal["state_token"], "action": self.rng.choice(legal["actions"])}
-        started = time.perf_counter()
-        status, answer = request(self.port, "POST", f"/v1/matches/{self.match_id}/actions", body, self.tokens[seat])
-        elapsed = time.perf_counter() - started
-        assert status == 200 and answer["status"] == "active", answer
-        self.to_act, self.version = answer["to_act"], answer["version"]
-        return elapsed
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def loop_resumes(port: int, match_id: str, current: int, loopers: int) -> None:
@@ -141,12 +68,12 @@ def loop_resumes(port: int, match_id: str, current: int, loopers: int) -> None:
 
 def one_round(tree: Path, redis_url: str, args: argparse.Namespace) -> dict:
     port = free_port()
-    node = start_node(tree, redis_url, port)
+    node = start_node(redis_url, port, "bench-stream-resumes", tree=tree)
     try:
-        followed = Player(port, 1)
+        followed = Player(port, 1, GAME, PLAYERS, seeded_match=True)
         while followed.version < args.length:
             followed.move()
-        quiet = Player(port, 2)
+        quiet = Player(port, 2, GAME, PLAYERS, seeded_match=True)
         for _ in range(20):  # warm up both workers
             quiet.move()
         before = [quiet.move() for _ in range(args.moves)]

@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import os
-import random
 import socket
 import statistics
 import subprocess
@@ -37,83 +36,16 @@ import sys
 import threading
 import time
 from datetime import datetime
-from pathlib import Path
 
 import orjson
+from nodes import ROOT, Player, free_port, percentile, start_node
 
-ROOT = Path(__file__).resolve().parents[1]
 GAME, PLAYERS = "viaggio-al-centro-della-terra", 2  # about a thousand moves a match
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_node(redis_url: str, port: int, streams: int) -> subprocess.Popen:
-    env = {
-        **os.environ,
-        "REDIS_URL": redis_url,
-        "REFEREE_SECRET": "bench-streams",
-        "REFEREE_RATE_LIMIT": "",
-        "REFEREE_ACCESS_LOG": "0",
-        "REFEREE_WORKER_CONNECTIONS": str(streams + 500),
-        "REFEREE_STREAM_LIMIT": str(streams + 100),
-        "PYTHONPATH": str(ROOT),
-    }
-    command = [sys.executable, "-m", "service.server.cli", "serve", "--port", str(port), "--workers", "2"]
-    proc = subprocess.Popen(command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(400):
-        try:
-            if request(port, "GET", "/healthz")[0] == 200:
-                return proc
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError("the node did not start")
-
-
-def request(port: int, method: str, path: str, body: object = None, token: str | None = None) -> tuple[int, dict]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    conn.request(method, path, orjson.dumps(body) if body is not None else None, headers)
-    response = conn.getresponse()
-    data = response.read()
-    conn.close()
-    return response.status, orjson.loads(data) if data else {}
-
-
-class Player:
-    """Plays random legal moves in one match; times each ``POST /actions``."""
-
-    def __init__(self, port: int, seed: int) -> None:
-        self.port = port
-        status, created = request(port, "POST", "/v1/matches", {"game": GAME, "players": PLAYERS})
-        assert status == 201, created
-        self.match_id = created["match_id"]
-        self.tokens = [s["token"] for s in created["seats"]]
-        self.to_act = created["to_act"]
-        self.rng = random.Random(seed)
-        self.version = 0
-
-    def move(self) -> float:
-        seat = self.rng.choice(self.to_act)
-        status, legal = request(self.port, "GET", f"/v1/matches/{self.match_id}/legal-actions", token=self.tokens[seat])
-        assert status == 200, legal
-        body = {"state_token": legal["state_token"], "action": self.rng.choice(legal["actions"])}
-        started = time.perf_counter()
-        status, answer = request(self.port, "POST", f"/v1/matches/{self.match_id}/actions", body, self.tokens[seat])
-        elapsed = time.perf_counter() - started
-        assert status == 200 and answer["status"] == "active", answer
-        self.to_act, self.version = answer["to_act"], answer["version"]
-        return elapsed
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+def connections_for(streams: int) -> dict[str, str]:
+    """Settings that let a node hold ``streams`` streams beside the moves."""
+    return {"REFEREE_WORKER_CONNECTIONS": str(streams + 500), "REFEREE_STREAM_LIMIT": str(streams + 100)}
 
 
 def hold(port: int, match_id: str, count: int) -> None:
@@ -171,27 +103,16 @@ def hold(port: int, match_id: str, count: int) -> None:
     gevent.killall(greenlets)
 
 
-def paced(player: Player, moves: int, pace: float) -> list[float]:
-    """``moves`` moves of ``player``'s match at ``pace`` per second (0: back to back); their
-    latencies. Both rows of (a) use the same pace: a worker that idles between moves answers
-    a little slower than one kept busy, whatever streams it holds."""
-    latencies = []
-    for _ in range(moves):
-        started = time.perf_counter()
-        latencies.append(player.move())
-        if pace:
-            time.sleep(max(0.0, 1 / pace - (time.perf_counter() - started)))
-    return latencies
-
-
 def held_by_one_node(redis_url: str, subscribers: int, moves: int, pace: float) -> None:
     port = free_port()
-    node = start_node(redis_url, port, subscribers)
+    node = start_node(redis_url, port, "bench-streams", connections_for(subscribers))
     try:
-        quiet, followed = Player(port, 1), Player(port, 2)
+        quiet, followed = Player(port, 1, GAME, PLAYERS), Player(port, 2, GAME, PLAYERS)
         for _ in range(10):  # warm up both workers
             quiet.move()
-        baseline = paced(quiet, moves // 2, pace)
+        # Both rows at the same pace: a worker that idles between moves answers a little
+        # slower than one kept busy, whatever streams it holds.
+        baseline = quiet.paced(moves // 2, pace)
         # The subscribers stand for remote clients: on this machine their process runs at the
         # lowest priority, so that reading 1,000 streams takes the node's CPU only when it idles.
         holder = subprocess.Popen(
@@ -205,12 +126,12 @@ def held_by_one_node(redis_url: str, subscribers: int, moves: int, pace: float) 
         assert holder.stdout is not None and holder.stdin is not None
         assert holder.stdout.readline().strip() == "ready"
         opened = time.perf_counter() - opened
-        loaded = paced(followed, moves, pace)
+        loaded = followed.paced(moves, pace)
         holder.stdin.write(f"{followed.version}\n")
         holder.stdin.flush()
         report = orjson.loads(holder.stdout.readline())
         holder.wait(30)
-        baseline += paced(quiet, moves // 2, pace)
+        baseline += quiet.paced(moves // 2, pace)
     finally:
         node.terminate()
         node.wait(30)
@@ -233,9 +154,10 @@ def held_by_one_node(redis_url: str, subscribers: int, moves: int, pace: float) 
 
 def across_nodes(redis_url: str, moves: int) -> None:
     port_a, port_b = free_port(), free_port()
-    node_a, node_b = start_node(redis_url, port_a, 10), start_node(redis_url, port_b, 10)
+    node_a = start_node(redis_url, port_a, "bench-streams", connections_for(10))
+    node_b = start_node(redis_url, port_b, "bench-streams", connections_for(10))
     try:
-        player = Player(port_a, 3)
+        player = Player(port_a, 3, GAME, PLAYERS)
         received: dict[int, float] = {}
         stamped: dict[int, float] = {}
         conn = http.client.HTTPConnection("127.0.0.1", port_b, timeout=30)
