@@ -31,15 +31,14 @@ from service.api.bodies import Blueprint
 from service.api.bots import BOT_AUTH, bot_first, current_bot, no_store
 from service.api.hang_ups import socket_of
 from service.api.matches import json_response
-from service.api.problems import BadRequest, Unavailable
-from service.api.streams import HEARTBEAT, EventStream
+from service.api.problems import Unavailable
+from service.api.streams import HEARTBEAT, EventStream, last_event_id
 from service.challenges import event_data
 from service.errors import TooMany
 from service.live.bot_events import BotFollower, Presence
 from service.live.feeds import Feed
 from service.live.slots import Slot, StreamSlots
 from service.store import StoredEvent
-from service.tokens import parse_number
 
 blp = Blueprint(
     "bot_events",
@@ -76,18 +75,6 @@ class BotEventStream(EventStream):
         self._presence.drop()
 
 
-def _last_event_id() -> int | None:
-    text = request.headers.get("Last-Event-ID")
-    if text is None:
-        text = request.args.get("last_event_id")
-    if text is None:
-        return None
-    event_id = parse_number(text.strip())
-    if event_id is None:
-        raise BadRequest("invalid_last_event_id", "Last-Event-ID (or last_event_id) is not an event id.")
-    return event_id
-
-
 def _accounts() -> Accounts:
     return current_app.extensions["accounts"]
 
@@ -121,7 +108,7 @@ def _stream_allowed(bot: Bot) -> None:
 @blp.doc(operationId="streamBotEvents", security=BOT_AUTH, parameters=["Last-Event-ID", "last_event_id"])
 def events() -> Any:
     """The bot's events as they happen; the bot is online while a stream is open."""
-    bot, after = current_bot(), _last_event_id()
+    bot, after = current_bot(), last_event_id("an event id")
     _stream_allowed(bot)
     slots: StreamSlots = current_app.extensions["stream_slots"]
     slot = slots.take([f"addr:{request.remote_addr or 'unknown'}", f"bot:{bot.key}"])

@@ -92,9 +92,10 @@ def stream_clients(bearer: str | None) -> list[str]:
     return clients
 
 
-def last_event_id() -> int | None:
-    """The version a reconnecting client saw last: ``Last-Event-ID`` (which EventSource
-    sends), else the ``last_event_id`` query parameter; ``None`` for a fresh stream."""
+def last_event_id(what: str = "a version: a whole number") -> int | None:
+    """The event a reconnecting client saw last (a match's version, a bot's event id):
+    ``Last-Event-ID`` (which EventSource sends), else the ``last_event_id`` query parameter;
+    ``None`` for a fresh stream. ``what`` says what a valid one is, for the refusal."""
     text = request.headers.get("Last-Event-ID")
     if text is None:
         text = request.args.get("last_event_id")
@@ -102,7 +103,7 @@ def last_event_id() -> int | None:
         return None
     version = parse_number(text.strip())
     if version is None:
-        raise BadRequest("invalid_last_event_id", "Last-Event-ID (or last_event_id) is not a version: a whole number.")
+        raise BadRequest("invalid_last_event_id", f"Last-Event-ID (or last_event_id) is not {what}.")
     return version
 
 
