@@ -17,8 +17,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from service.bots.registry import is_search, make_bot
-from service.bots.thinkers import Thinkers
+from service.bots.registry import NoSampler, is_search, make_bot
+from service.bots.thinkers import NoThinkerInTime, Thinkers
 from service.clock import Clock
 from service.engine import Game
 from service.errors import Refused
@@ -31,8 +31,9 @@ it: the node that committed plays it at once, the sweepers only if that node did
 log = logging.getLogger("referee")
 
 
-def checked_house(players: int, house: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The house seats a new match asks for, sorted; each a seat of the match, at most once.
+def checked_house(game_id: str, players: int, house: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The house seats a new match asks for, sorted; each a seat of the match, at most once,
+    played by a bot this game has.
 
     :raises Refused: ``invalid_house`` otherwise.
     """
@@ -42,6 +43,13 @@ def checked_house(players: int, house: list[dict[str, Any]]) -> list[dict[str, A
             "invalid_house",
             f"House seats must be distinct seats of the match (0 to {players - 1}); got {seats}.",
         )
+    for h in house:
+        try:
+            make_bot(game_id, h["bot"])
+        except NoSampler as exc:
+            raise Refused("invalid_house", f"Seat {h['seat']}: {exc.args[0]}.") from None
+        except KeyError:
+            raise Refused("invalid_house", f"Seat {h['seat']}: {game_id} has no bot {h['bot']!r}.") from None
     return sorted(({"seat": h["seat"], "bot": h["bot"]} for h in house), key=lambda h: h["seat"])
 
 
@@ -62,8 +70,9 @@ def house_action(game: Game, match: Match, seat: int, now_ms: int, thinkers: Thi
 
     On a timed match a search stops :data:`THINKING_MARGIN_MS` before the seat's deadline
     (``now_ms`` is the match clock's now). With ``thinkers`` a search runs in one of their
-    worker processes rather than in this one (:mod:`service.bots.thinkers`); the cheap
-    levels 1 and 2 always decide here.
+    worker processes rather than in this one (:mod:`service.bots.thinkers`); should none come
+    free before that point, the seat plays its level-2 move instead, which takes a
+    millisecond. The cheap levels 1 and 2 always decide here.
     """
     name = match.house_bot(seat) or "random"
     within_s = _thinking_time_s(match, seat, now_ms)
@@ -71,7 +80,11 @@ def house_action(game: Game, match: Match, seat: int, now_ms: int, thinkers: Thi
     seed = f"{match.seed}:{match.version}:{seat}"
     if thinkers is not None and is_search(name):
         stop_at = None if within_s is None else time.time() + within_s
-        return thinkers.choose(game.id, name, view, legal, seed, stop_at)
+        try:
+            return thinkers.choose(game.id, name, view, legal, seed, stop_at)
+        except NoThinkerInTime:
+            log.warning("no search worker came free in time in match %s: seat %d plays level 2", match.match_id, seat)
+            name = "level2"
     return make_bot(game.id, name, within_s=within_s).choose(view, legal, random.Random(seed))
 
 

@@ -161,7 +161,7 @@ class Referee:
             resolved = game.resolve_options(players, options)
         except InvalidOptions as exc:
             raise Refused(exc.code, exc.message) from exc
-        house_seats = checked_house(players, house or [])
+        house_seats = checked_house(game_id, players, house or [])
         now_ms = self.now_ms()
         seed_hex = seed if seed is not None else secrets.token_hex(32)
         rng = Rng(seed_hex)

@@ -60,21 +60,39 @@ class _Worker:
             self.process.wait()
 
 
+class NoThinkerInTime(Exception):
+    """Every worker stayed busy until the decision had to be made."""
+
+
 class Thinkers:
     """Up to ``size`` worker processes choosing for bots, each one decision at a time."""
 
     def __init__(self, size: int) -> None:
+        self.size = size
         self._slots = threading.BoundedSemaphore(size)
         self._lock = threading.Lock()
         self._idle: list[_Worker] = []
+
+    def start(self) -> None:
+        """Start every worker now rather than on first use: a worker takes a few tenths of a
+        second to start, which a house seat's first decision on a short clock cannot spare.
+        Call it in the process that will use them (after a server forks its workers)."""
+        started = [_Worker() for _ in range(self.size)]
+        with self._lock:
+            self._idle.extend(started)
 
     def choose(
         self, game_id: str, bot: str, view: View, legal: list[Action], seed: str, stop_at: float | None
     ) -> Action:
         """What bot ``bot`` of ``game_id`` chooses with ``random.Random(seed)``, thinking no
-        later than ``stop_at`` (epoch seconds of this machine) when given."""
+        later than ``stop_at`` (epoch seconds of this machine) when given.
+
+        :raises NoThinkerInTime: no worker came free before ``stop_at``.
+        """
         request = {"game": game_id, "bot": bot, "view": view, "legal": legal, "seed": seed, "stop_at": stop_at}
-        with self._slots:
+        if not self._slots.acquire(timeout=None if stop_at is None else max(0.0, stop_at - time.time())):
+            raise NoThinkerInTime
+        try:
             with self._lock:
                 worker = self._idle.pop() if self._idle else None
             if worker is None:
@@ -86,6 +104,8 @@ class Thinkers:
                 raise
             with self._lock:
                 self._idle.append(worker)
+        finally:
+            self._slots.release()
         return action
 
     def close(self) -> None:

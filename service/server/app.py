@@ -125,6 +125,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         thinkers=Thinkers(settings.thinkers) if settings.thinkers else None,
     )
     app.extensions["referee"] = referee
+    app.extensions["thinkers"] = referee.thinkers
     account_store = open_accounts(store)
     app.extensions["accounts"] = accounts = Accounts(account_store)
     app.extensions["challenges"] = bot_challenges = Challenges(
