@@ -1,10 +1,9 @@
 """Move latency of a match while level-5 house seats think on the same node.
 
 A ``referee serve`` node (one gevent worker; Redis with ``--redis``, else the memory store)
-runs ``--seats`` matches of The
-Game in which the house plays both seats at level 5, so that many house seats think at every
-moment; meanwhile a client plays random moves in another match and times each answer. The
-same run is made three ways:
+runs ``--seats`` matches of The Game in which the house plays both seats at level 5, so that
+many house seats think at every moment; meanwhile a client plays random moves in another
+match and times each answer. The same run is made three ways:
 
 - ``idle``: no house seat thinking (the baseline);
 - ``pool``: searches in worker processes (``REFEREE_THINKERS``, the default);
