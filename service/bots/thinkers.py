@@ -108,13 +108,6 @@ class Thinkers:
             self._slots.release()
         return action
 
-    def close(self) -> None:
-        """Stop the idle workers (a busy one is stopped when its decision comes back)."""
-        with self._lock:
-            idle, self._idle = self._idle, []
-        for worker in idle:
-            worker.close()
-
 
 def _serve() -> None:
     """The worker's loop: one request line in, one ``{"action": ...}`` line out, until end of input."""
