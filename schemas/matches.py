@@ -74,7 +74,11 @@ class HouseSeatSchema(Schema):
     bot = fields.String(
         required=True,
         validate=validate.OneOf(BOT_NAMES),
-        metadata={"description": "`random` (any legal action) or `heuristic` (the game's own bot)."},
+        metadata={
+            "description": "`level1` (any legal action, also called `random`), `level2` (the game's own "
+            "heuristic bot, also called `heuristic`), or `level3` to `level5` (a search that samples what "
+            "the seat cannot see, within 0.1, 0.35 and 1 s a decision and the seat's clock; docs/bots.md)."
+        },
     )
 
 

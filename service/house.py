@@ -13,10 +13,13 @@ from __future__ import annotations
 import logging
 import random
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
-from service.bots.registry import make_bot
+from service.bots.registry import NoSampler, is_search, make_bot
+from service.bots.thinkers import NoThinkerInTime, Thinkers
+from service.clock import Clock
 from service.engine import Game
 from service.errors import Refused
 from service.match import Match, Snapshot
@@ -28,8 +31,9 @@ it: the node that committed plays it at once, the sweepers only if that node did
 log = logging.getLogger("referee")
 
 
-def checked_house(players: int, house: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The house seats a new match asks for, sorted; each a seat of the match, at most once.
+def checked_house(game_id: str, players: int, house: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The house seats a new match asks for, sorted; each a seat of the match, at most once,
+    played by a bot this game has.
 
     :raises Refused: ``invalid_house`` otherwise.
     """
@@ -39,6 +43,13 @@ def checked_house(players: int, house: list[dict[str, Any]]) -> list[dict[str, A
             "invalid_house",
             f"House seats must be distinct seats of the match (0 to {players - 1}); got {seats}.",
         )
+    for h in house:
+        try:
+            make_bot(game_id, h["bot"])
+        except NoSampler as exc:
+            raise Refused("invalid_house", f"Seat {h['seat']}: {exc.args[0]}.") from None
+        except KeyError:
+            raise Refused("invalid_house", f"Seat {h['seat']}: {game_id} has no bot {h['bot']!r}.") from None
     return sorted(({"seat": h["seat"], "bot": h["bot"]} for h in house), key=lambda h: h["seat"])
 
 
@@ -47,12 +58,45 @@ def house_seat_due(match: Match, snapshot: Snapshot) -> int | None:
     return next((s for s in snapshot.to_act if match.house_bot(s) is not None), None)
 
 
-def house_action(game: Game, match: Match, seat: int) -> dict[str, Any]:
+THINKING_MARGIN_MS = 250
+"""What a house seat keeps of its clock for committing its move: it stops thinking this long
+before its deadline."""
+
+
+def house_action(game: Game, match: Match, seat: int, now_ms: int, thinkers: Thinkers | None = None) -> dict[str, Any]:
     """The action the seat's bot chooses from the seat's view: seeded by the match, its
-    version and the seat, so any node that plays the same turn chooses the same."""
-    bot = make_bot(game.id, match.house_bot(seat) or "random")
-    chooser = random.Random(f"{match.seed}:{match.version}:{seat}")
-    return bot.choose(game.view(match.state, seat), game.legal_actions(match.state, seat), chooser)
+    version and the seat, so any node that plays the same turn chooses the same (as long as
+    a search level's iteration budget, not the clock, ends its search).
+
+    On a timed match a search stops :data:`THINKING_MARGIN_MS` before the seat's deadline
+    (``now_ms`` is the match clock's now). With ``thinkers`` a search runs in one of their
+    worker processes rather than in this one (:mod:`service.bots.thinkers`); should none come
+    free before that point, the seat plays its level-2 move instead, which takes a
+    millisecond. The cheap levels 1 and 2 always decide here.
+    """
+    name = match.house_bot(seat) or "random"
+    within_s = _thinking_time_s(match, seat, now_ms)
+    view, legal = game.view(match.state, seat), game.legal_actions(match.state, seat)
+    seed = f"{match.seed}:{match.version}:{seat}"
+    if thinkers is not None and is_search(name):
+        stop_at = None if within_s is None else time.time() + within_s
+        try:
+            return thinkers.choose(game.id, name, view, legal, seed, stop_at)
+        except NoThinkerInTime:
+            log.warning("no search worker came free in time in match %s: seat %d plays level 2", match.match_id, seat)
+            name = "level2"
+    return make_bot(game.id, name, within_s=within_s).choose(view, legal, random.Random(seed))
+
+
+def _thinking_time_s(match: Match, seat: int, now_ms: int) -> float | None:
+    """How long the seat may think before its clock's deadline, less the margin; ``None``
+    on an untimed match (or while the seat's clock does not run)."""
+    if match.clock is None:
+        return None
+    clock = Clock.from_record(match.clock)
+    if seat not in clock.started_ms:
+        return None
+    return max(0.0, (clock.deadline_of(seat) - now_ms - THINKING_MARGIN_MS) / 1000)
 
 
 def spawn_thread(work: Callable[[], None]) -> None:

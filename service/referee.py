@@ -28,6 +28,7 @@ from typing import Any
 
 from service import codec
 from service.answers import Answers, Caller, history_entry
+from service.bots.thinkers import Thinkers
 from service.cache import MatchCache, RecordCache
 from service.clock import Clock, StoreClock, TimeControl, iso_ms, wall_ms
 from service.engine import EngineError, Game, IllegalAction, InvalidOptions, NotYourTurn, Outcome, Rng
@@ -108,7 +109,8 @@ class Referee:
     ``now_ms`` is the clock of timed matches (epoch milliseconds; faked in tests): with a
     :class:`StoreClock` every timed commit also asks the store to judge its timing by the
     store's own clock (docs/clocks.md), so nodes whose clocks disagree still agree. ``spawn``
-    runs house turns in the background (:func:`service.house.spawn_thread`), and
+    runs house turns in the background (:func:`service.house.spawn_thread`), ``thinkers``
+    (when given) run the house's searches in worker processes (:mod:`service.bots.thinkers`), and
     ``on_cache`` hears whether each move found its record in the cache (``hit``, ``miss``,
     or ``stale`` when the store refuted a hit), for the metrics the HTTP edge keeps.
     """
@@ -123,6 +125,7 @@ class Referee:
         now_ms: Callable[[], int] = wall_ms,
         spawn: Callable[[Callable[[], None]], None] = spawn_thread,
         on_cache: Callable[[str], None] = _ignore,
+        thinkers: Thinkers | None = None,
     ) -> None:
         self.store = store
         self.tokens = tokens
@@ -131,6 +134,7 @@ class Referee:
         self.cache: RecordCache = cache if cache is not None else MatchCache(0)
         self.now_ms = now_ms
         self.on_cache = on_cache
+        self.thinkers = thinkers
         self.answers = Answers(tokens, lambda: self.now_ms())
         self.house = HouseSeats(self.play_house, spawn)
         self.on_finished: Callable[[Match, Snapshot], None] = _no_one
@@ -157,7 +161,7 @@ class Referee:
             resolved = game.resolve_options(players, options)
         except InvalidOptions as exc:
             raise Refused(exc.code, exc.message) from exc
-        house_seats = checked_house(players, house or [])
+        house_seats = checked_house(game_id, players, house or [])
         now_ms = self.now_ms()
         seed_hex = seed if seed is not None else secrets.token_hex(32)
         rng = Rng(seed_hex)
@@ -552,7 +556,7 @@ class Referee:
             seat = house_seat_due(match, Snapshot.of_match(game, match))
             if seat is None:
                 return
-            action = house_action(game, match, seat)
+            action = house_action(game, match, seat, self.now_ms(), self.thinkers)
             now_ms = self.now_ms()
             expected, timing = match.version, _in_time(match)
             rng = Rng(match.seed, match.rng)

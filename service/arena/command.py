@@ -33,7 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bots",
         required=True,
-        help="comma-separated: 'random', 'heuristic' or a command speaking docs/arena.md's protocol (./my_bot.sh)",
+        help="comma-separated: a house bot ('level1' to 'level5'; 'random' and 'heuristic' are levels 1 and 2) "
+        "or a command speaking docs/arena.md's protocol (./my_bot.sh)",
     )
     parser.add_argument(
         "--matches", type=int, default=DEFAULT_MATCHES, help=f"matches to play (default {DEFAULT_MATCHES})"

@@ -31,7 +31,8 @@ from typing import Any, Protocol
 import orjson
 
 from service.arena.errors import BotFault
-from service.bots.registry import BOT_NAMES, make_bot
+from service.bots.registry import BOT_NAMES, is_search, make_bot
+from service.house import THINKING_MARGIN_MS
 
 _STDERR_TAIL_BYTES = 2000
 _EXIT_GRACE_S = 1.0
@@ -87,15 +88,21 @@ class Player(Protocol):
 
 
 class BuiltinPlayer:
-    """A bot of ``service.bots`` deciding in this process."""
+    """A bot of ``service.bots`` deciding in this process; a search level stops in time for
+    the decision's deadline, keeping the house seats' margin for sending its answer."""
 
     def __init__(self, game: str, name: str, rng: random.Random) -> None:
+        self._game, self._name = game, name
         self._bot = make_bot(game, name)
         self._rng = rng
         self._decided: dict[str, Any] | None = None
 
     def ask(self, observation: Observation) -> None:
-        self._decided = self._bot.choose(observation.view, observation.legal_actions, self._rng)
+        bot = self._bot
+        if is_search(self._name):
+            left_s = observation.deadline_ms / 1000 - time.time() - THINKING_MARGIN_MS / 1000
+            bot = make_bot(self._game, self._name, within_s=max(0.0, left_s))
+        self._decided = bot.choose(observation.view, observation.legal_actions, self._rng)
 
     def poll(self, wait_s: float | None) -> dict[str, Any] | None:
         assert self._decided is not None, "poll() before ask()"

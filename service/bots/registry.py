@@ -1,16 +1,26 @@
-"""Bots by name, for any game: ``random`` everywhere, ``heuristic`` the game's own bot.
+"""Bots by name, for any game: ``level1`` to ``level5``, with ``random`` and ``heuristic`` as
+the names levels 1 and 2 had first.
 
-Each game's heuristic bot lives in its own module under ``service.bots``; this table is the
-only place that names them, so the arena runner and the house seats find a game's bot without
-importing every game's bot up front.
+- level 1: :class:`~service.bots.random_bot.RandomBot`;
+- level 2: the game's heuristic bot, in its own module under ``service.bots``;
+- levels 3-5: one search (:mod:`service.bots.search`) with a growing budget per decision,
+  playing on states drawn by the game's sampler, ``service.bots.samplers.<module>``, where
+  ``<module>`` is the basename of the game's heuristic bot module. A game whose sampler
+  module does not exist has no levels 3-5 (:func:`make_bot` says so).
+
+:data:`HEURISTIC_BOTS` is the only table naming the games' bots, so the arena runner and the
+house seats find a game's bot without importing every game's bot up front.
 """
 
 from __future__ import annotations
 
 import importlib
+from types import ModuleType
 
 from service.bots.base import Bot
 from service.bots.random_bot import RandomBot
+from service.bots.search import Budget, Sampler, SearchBot
+from service.games import games
 
 HEURISTIC_BOTS: dict[str, tuple[str, str]] = {
     "the-game": ("service.bots.the_game", "TheGameBot"),
@@ -21,17 +31,58 @@ HEURISTIC_BOTS: dict[str, tuple[str, str]] = {
 }
 """Game id -> (module, class) of the game's heuristic bot."""
 
-BOT_NAMES = ("random", "heuristic")
+SEARCH_BUDGETS: dict[str, Budget] = {
+    "level3": Budget(iterations=50, seconds=0.1),
+    "level4": Budget(iterations=200, seconds=0.35),
+    "level5": Budget(iterations=800, seconds=1.0),
+}
+"""The search levels' budgets per decision: the iterations rule wherever they fit in the time
+(docs/bots.md says where that is)."""
+
+ALIASES = {"random": "level1", "heuristic": "level2"}
+"""The first names of levels 1 and 2, still accepted everywhere."""
+
+LEVELS = ("level1", "level2", *SEARCH_BUDGETS)
+BOT_NAMES = (*LEVELS, *ALIASES)
 
 
-def make_bot(game_id: str, name: str) -> Bot:
-    """A fresh bot called ``name`` for ``game_id``.
+class NoSampler(KeyError):
+    """The game has no sampler yet, so no search levels."""
 
-    :raises KeyError: for an unknown bot name, or ``heuristic`` for a game that has none.
+
+def sampler_of(game_id: str) -> Sampler:
+    """The game's ``sample_state``, found by the naming convention.
+
+    :raises NoSampler: the game has no sampler module.
     """
-    if name == "random":
+    module = HEURISTIC_BOTS[game_id][0].rsplit(".", 1)[1]
+    try:
+        samplers: ModuleType = importlib.import_module(f"service.bots.samplers.{module}")
+    except ModuleNotFoundError:
+        raise NoSampler(f"{game_id} has no sampler (service/bots/samplers/{module}.py), so no levels 3-5") from None
+    sample: Sampler = samplers.sample_state
+    return sample
+
+
+def is_search(name: str) -> bool:
+    """Whether bot ``name`` is a search level (CPU-bound for up to its time cap)."""
+    return name in SEARCH_BUDGETS
+
+
+def make_bot(game_id: str, name: str, *, within_s: float | None = None) -> Bot:
+    """A fresh bot called ``name`` for ``game_id``; a search level stops after ``within_s``
+    seconds at the latest, when given (a house seat's clock).
+
+    :raises KeyError: for an unknown bot name, a game with no heuristic bot, or a search
+        level for a game with no sampler (:class:`NoSampler`).
+    """
+    level = ALIASES.get(name, name)
+    if level == "level1":
         return RandomBot()
-    if name == "heuristic":
+    if level == "level2":
         module, cls = HEURISTIC_BOTS[game_id]
-        return getattr(importlib.import_module(module), cls)()
+        bot: Bot = getattr(importlib.import_module(module), cls)()
+        return bot
+    if level in SEARCH_BUDGETS:
+        return SearchBot(games()[game_id], sampler_of(game_id), SEARCH_BUDGETS[level], within_s)
     raise KeyError(name)

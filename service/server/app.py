@@ -28,6 +28,7 @@ from service.api.action_lane import ActionLane
 from service.api.errors import ProblemApi
 from service.api.headers import SecurityHeaders
 from service.api.spec import BOT_KEY, DEFAULT_SECURITY, SEAT_TOKEN, ConventionsPlugin, GameTypesPlugin
+from service.bots.thinkers import Thinkers
 from service.cache import node as node_cache
 from service.cache.process import MatchCache
 from service.challenges import Challenges, safe_hook
@@ -121,8 +122,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         node_cache.this_workers_cache() or MatchCache(settings.match_cache_size),
         now_ms=now_ms,
         on_cache=lambda outcome: metrics.sample(metrics.MATCH_CACHE, outcome).inc(),
+        thinkers=Thinkers(settings.thinkers) if settings.thinkers else None,
     )
     app.extensions["referee"] = referee
+    app.extensions["thinkers"] = referee.thinkers
     account_store = open_accounts(store)
     app.extensions["accounts"] = accounts = Accounts(account_store)
     app.extensions["challenges"] = bot_challenges = Challenges(

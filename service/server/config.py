@@ -198,6 +198,7 @@ class Settings:
     challenge_expiry_seconds: float = 60.0
     bot_challenge_limit: int = 20
     bot_stream_limit: int = 4
+    thinkers: int = 2
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -253,6 +254,7 @@ class Settings:
             challenge_expiry_seconds=_float(env, "REFEREE_CHALLENGE_EXPIRY", 60.0, minimum=1.0),
             bot_challenge_limit=_int(env, "REFEREE_BOT_CHALLENGE_LIMIT", 20, minimum=1),
             bot_stream_limit=_int(env, "REFEREE_BOT_STREAM_LIMIT", 4, minimum=1),
+            thinkers=_int(env, "REFEREE_THINKERS", os.cpu_count() or 1, minimum=0),
         )
 
 

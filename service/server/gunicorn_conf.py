@@ -103,8 +103,12 @@ def post_fork(server: Arbiter, worker: Worker) -> None:
 
 def post_worker_init(worker: Worker) -> None:
     """Start this worker's sweeper (timeouts and house turns of matches nobody touches),
-    after gevent has patched ``threading``, so it runs as a greenlet of the worker."""
+    after gevent has patched ``threading``, so it runs as a greenlet of the worker; and its
+    search workers (``REFEREE_THINKERS``), so the house's first search does not wait for them."""
     app = cast("Flask", worker.wsgi)  # the app gunicorn loaded: service:create_app()
+    thinkers = app.extensions.get("thinkers")
+    if thinkers is not None:
+        thinkers.start()
     sweeper = app.extensions.get("sweeper")
     if sweeper is not None:
         sweeper.start()

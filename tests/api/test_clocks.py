@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 import pytest
 
+from service.bots.registry import make_bot
 from service.clock import iso_ms
 from service.engine import Rng
 from service.games import get_game
@@ -284,6 +285,7 @@ def test_a_bad_clock_is_refused_and_creates_nothing(client, clock: dict) -> None
         ([{"seat": 2, "bot": "random"}], "invalid_house"),
         ([{"seat": 0, "bot": "random"}, {"seat": 0, "bot": "heuristic"}], "invalid_house"),
         ([{"seat": 0, "bot": "clever"}], "invalid_body"),
+        ([{"seat": 1, "bot": "level6"}], "invalid_body"),
         ([{"seat": -1, "bot": "random"}], "invalid_body"),
     ],
 )
@@ -356,6 +358,24 @@ def test_a_house_turn_is_played_once_by_the_node_that_made_it_due(app) -> None:
     body = match.get()
     assert body["to_act"] == [1], "the house proposed a starter as soon as the match was created"
     assert [(e["seat"], e["kind"]) for e in entries(match)] == [(0, "house")]
+
+
+def test_a_search_level_plays_a_house_seat_as_it_would_in_process(app) -> None:
+    """The house's level-3 move, made in a search worker, is the move the same bot makes in
+    this process under the seed of the match, its version and the seat."""
+    referee = app.extensions["referee"]
+    assert referee.thinkers is not None, "the app hands the house's searches to worker processes"
+    referee.house.spawn = lambda work: work()
+    client = app.test_client()
+    match = MatchClient.create(client, "esploratore", 2, seed="ab" * 32, house=[{"seat": 0, "bot": "level3"}])
+    played = [e for e in entries(match) if e["kind"] == "house"]
+    assert played, "the house moved"
+    game = get_game("esploratore")
+    state = game.setup(2, game.resolve_options(2, {}), Rng("ab" * 32))
+    seat = game.to_act(state)[0]
+    bot = make_bot("esploratore", "level3")
+    chosen = bot.choose(game.view(state, seat), game.legal_actions(state, seat), random.Random(f"{'ab' * 32}:0:{seat}"))
+    assert played[0]["action"] == chosen
 
 
 def test_the_sweeper_plays_a_house_turn_its_node_left_undone(app, now: FakeNow) -> None:

@@ -33,6 +33,8 @@ BAD_VALUES = [
     ("REFEREE_STREAM_HEARTBEAT", "0"),
     ("REFEREE_STREAM_LIMIT", "0"),
     ("REFEREE_STREAM_LIMIT", "many"),
+    ("REFEREE_THINKERS", "-1"),
+    ("REFEREE_THINKERS", "all"),
 ]
 
 
@@ -60,12 +62,13 @@ def test_good_values_are_read() -> None:
             "REFEREE_ACCESS_LOG": "off",
             "REFEREE_RATE_LIMIT": "",
             "REFEREE_MATCH_CACHE_SIZE": "0",
+            "REFEREE_THINKERS": "0",
         }
     )
     assert (settings.match_ttl_seconds, settings.max_body_bytes) == (3600, 1000)
     assert settings.store_timeout_seconds == 0.5
     assert settings.access_log is False and settings.rate_limit == ""
-    assert settings.match_cache_size == 0
+    assert settings.match_cache_size == 0 and settings.thinkers == 0
     assert Settings.from_env({"REFEREE_SECRET": "s", "REFEREE_ACCESS_LOG": "1"}).access_log is True
 
 

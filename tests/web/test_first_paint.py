@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from service.bots.registry import BOT_NAMES
+from service.bots.registry import LEVELS
 from service.games import games
 
 
@@ -65,7 +65,7 @@ def test_older_matches_are_a_link_to_the_next_page(client: Any) -> None:
 
 def test_the_house_bots_offered_are_the_registrys(client: Any) -> None:
     page = client.get("/").get_data(as_text=True)
-    assert f'data-bots="{",".join(BOT_NAMES)}"' in page
+    assert f'data-bots="{",".join(LEVELS)}"' in page
 
 
 def test_the_watch_page_says_whose_turn_it_is_without_a_script(client: Any) -> None:

@@ -837,6 +837,14 @@ class Esploratore(Game[State]):
                 for v in sorted(state["vehicles"], key=lambda v: v["id"])
             ],
             "moved": list(state["moved"]),
+            "began_on_meeting_point": [
+                {"vehicle": int(vid), "position": R.POSITIONS[pos], "line": line}
+                for vid, (pos, line) in sorted(state["start_meeting"].items(), key=lambda item: int(item[0]))
+            ],
+            "shift": None
+            if state["shift_pos"] is None
+            else {"position": R.POSITIONS[state["shift_pos"]], "forced": state["shift_forced"]},
+            "asked": list(state["asked"]),
             "score_sheet": self._sheet_view(state, seat),
             "upkeep_due": list(state["upkeep_need"]) if state["phase"] in ("upkeep", "barter") else None,
             "offer": dict(state["offer"]) if state["offer"] else None,

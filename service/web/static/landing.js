@@ -123,7 +123,7 @@ function drawChoices() {
     const select = el("select", { name: `seat:${seat}`, "data-seat": seat });
     select.append(el("option", { value: "" }, "a person"));
     for (const bot of BOTS) select.append(el("option", { value: bot }, `house bot (${bot})`));
-    if (seat > 0) select.value = "heuristic"; // a person alone plays seat 0 against the house
+    if (seat > 0) select.value = "level2"; // a person alone plays seat 0 against the house
     seats.push(el("label", {}, `${seatName(seat)}: `, select));
   }
   houseBox.replaceChildren(el("legend", {}, "Seats"), ...seats);

@@ -1,0 +1,120 @@
+"""How strong each house bot level is: every level against the one below, per game and player count.
+
+Seeded matches in process (levels 1-5 of ``service/bots/registry.py``), spread over worker
+processes. For a competitive game, the stronger level plays one seat (rotating through the
+seats) and the level below every other seat; reported with 95% intervals: the stronger
+level's win rate (a shared win counts) and mean rank, beside what an equal opponent would
+score (win rate 1/n, mean rank (n+1)/2). The Game is cooperative, so every seat plays the
+same level and the table gives each level's mean cards left and games beaten.
+
+Levels 3-5 stop on their iteration budget or their time cap, whichever comes first; on a
+busy machine the cap comes first more often, so say the machine's load beside a table.
+
+    python bench/levels.py [--games the-game,esploratore] [--players 2,3] [--matches 20]
+        [--levels 1,2,3,4] [--workers 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from service.bots.registry import HEURISTIC_BOTS, NoSampler, make_bot, sampler_of
+from service.games import get_game
+from tests.support.playout import play_out
+
+
+def interval(values: list[float]) -> str:
+    """Mean ± the half-width of its 95% interval (normal approximation)."""
+    mean = statistics.fmean(values)
+    half = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else math.inf
+    return f"{mean:.2f} ± {half:.2f}"
+
+
+def play(game_id: str, lineup: list[str], seed: int) -> dict[str, Any]:
+    """One seeded match with ``lineup[seat]`` in each seat: the outcome and the seconds it took."""
+    game = get_game(game_id)
+    started = time.perf_counter()
+    played = play_out(game, [make_bot(game_id, name) for name in lineup], seed)
+    return {"outcome": played.outcome, "seconds": time.perf_counter() - started}
+
+
+def has_level(game_id: str, level: int) -> bool:
+    if level < 3:
+        return game_id in HEURISTIC_BOTS or level == 1
+    try:
+        sampler_of(game_id)
+    except NoSampler:
+        return False
+    return True
+
+
+def duel(pool: ProcessPoolExecutor, game_id: str, players: int, level: int, matches: int) -> str:
+    """A table row: level ``level`` in one seat against level ``level - 1`` in the others."""
+    strong, weak = f"level{level}", f"level{level - 1}"
+    jobs = []
+    for match in range(matches):
+        seat = match % players
+        lineup = [strong if s == seat else weak for s in range(players)]
+        jobs.append((seat, pool.submit(play, game_id, lineup, 1000 * level + match)))
+    wins, ranks, seconds = [], [], []
+    for seat, job in jobs:
+        result = job.result()
+        wins.append(1.0 if seat in result["outcome"]["winners"] else 0.0)
+        ranks.append(float(result["outcome"]["ranks"][seat]))
+        seconds.append(result["seconds"])
+    return (
+        f"| {game_id} | {players} | {strong} vs {weak} | {matches} | {interval(wins)} (even {1 / players:.2f}) | "
+        f"{interval(ranks)} (even {(players + 1) / 2:.2f}) | {statistics.fmean(seconds):.1f} |"
+    )
+
+
+def cooperative(pool: ProcessPoolExecutor, game_id: str, players: int, level: int, matches: int) -> str:
+    """A table row: level ``level`` in every seat of a cooperative game."""
+    name = f"level{level}"
+    jobs = [pool.submit(play, game_id, [name] * players, 1000 + match) for match in range(matches)]
+    results = [job.result() for job in jobs]
+    left = [float(r["outcome"]["detail"]["cards_left"]) for r in results]
+    won = [1.0 if r["outcome"]["winners"] else 0.0 for r in results]
+    seconds = statistics.fmean(r["seconds"] for r in results)
+    return f"| {game_id} | {players} | {name} | {matches} | {interval(left)} | {interval(won)} | {seconds:.1f} |"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", default=",".join(sorted(HEURISTIC_BOTS)), help="comma-separated game ids")
+    parser.add_argument("--players", default="", help="comma-separated player counts (default: each game's all)")
+    parser.add_argument("--matches", type=int, default=20, help="matches per row")
+    parser.add_argument("--levels", default="1,2,3,4,5", help="levels to measure (each against the one below)")
+    parser.add_argument("--workers", type=int, default=2, help="processes playing matches at once")
+    args = parser.parse_args()
+    levels = [int(level) for level in args.levels.split(",")]
+    with ProcessPoolExecutor(args.workers) as pool:
+        for game_id in args.games.split(","):
+            game = get_game(game_id)
+            counts = [int(p) for p in args.players.split(",")] if args.players else None
+            for players in counts or range(game.min_players, game.max_players + 1):
+                if not game.min_players <= players <= game.max_players:
+                    continue
+                for level in levels:
+                    if not has_level(game_id, level):
+                        print(f"| {game_id} | {players} | level{level} | – | no sampler on this tree | | |")
+                        continue
+                    if game.cooperative:
+                        print(cooperative(pool, game_id, players, level, args.matches), flush=True)
+                    elif level > 1:
+                        print(duel(pool, game_id, players, level, args.matches), flush=True)
+
+
+if __name__ == "__main__":
+    random.seed(0)
+    main()

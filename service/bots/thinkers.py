@@ -1,0 +1,125 @@
+"""Searches in worker processes, so a house seat thinking never stalls the server's requests.
+
+A gunicorn gevent worker serves every request from one thread: a CPU-bound search run there
+(a greenlet never yields while it computes) holds up every other request of that worker for
+the whole search, up to a second at level 5; gevent's pool of real threads would not help
+much either, since the search holds the GIL. So each server process keeps a few long-lived
+worker processes (``python -m service.bots.thinkers``, started on first use) and hands each
+search to an idle one over a pipe, one JSON line each way. The greenlet that asked waits on
+the pipe, which gevent turns into a wait on its hub, so the worker's other requests go on.
+At most ``size`` searches run at once; further ones queue for a worker, and their time on the
+clock runs meanwhile (the worker is told when to stop, as a point in time).
+
+The worker chooses with ``random.Random(seed)`` exactly as the caller would in process, so a
+decision is the same wherever it is made.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import threading
+import time
+from typing import Any
+
+import orjson
+
+from service.bots.registry import make_bot
+from service.engine import Action, View
+
+
+class _Worker:
+    """One worker process and its pipes."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "service.bots.thinkers"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+
+    def ask(self, request: dict[str, Any]) -> Action:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(orjson.dumps(request) + b"\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"a search worker exited with status {self.process.wait()}")
+        action: Action = orjson.loads(line)["action"]
+        return action
+
+    def close(self) -> None:
+        """End of input ends the worker; one that does not end at once is killed."""
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(1.0)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+class NoThinkerInTime(Exception):
+    """Every worker stayed busy until the decision had to be made."""
+
+
+class Thinkers:
+    """Up to ``size`` worker processes choosing for bots, each one decision at a time."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._slots = threading.BoundedSemaphore(size)
+        self._lock = threading.Lock()
+        self._idle: list[_Worker] = []
+
+    def start(self) -> None:
+        """Start every worker now rather than on first use: a worker takes a few tenths of a
+        second to start, which a house seat's first decision on a short clock cannot spare.
+        Call it in the process that will use them (after a server forks its workers)."""
+        started = [_Worker() for _ in range(self.size)]
+        with self._lock:
+            self._idle.extend(started)
+
+    def choose(
+        self, game_id: str, bot: str, view: View, legal: list[Action], seed: str, stop_at: float | None
+    ) -> Action:
+        """What bot ``bot`` of ``game_id`` chooses with ``random.Random(seed)``, thinking no
+        later than ``stop_at`` (epoch seconds of this machine) when given.
+
+        :raises NoThinkerInTime: no worker came free before ``stop_at``.
+        """
+        request = {"game": game_id, "bot": bot, "view": view, "legal": legal, "seed": seed, "stop_at": stop_at}
+        if not self._slots.acquire(timeout=None if stop_at is None else max(0.0, stop_at - time.time())):
+            raise NoThinkerInTime
+        try:
+            with self._lock:
+                worker = self._idle.pop() if self._idle else None
+            if worker is None:
+                worker = _Worker()
+            try:
+                action = worker.ask(request)
+            except BaseException:
+                worker.close()
+                raise
+            with self._lock:
+                self._idle.append(worker)
+        finally:
+            self._slots.release()
+        return action
+
+
+def _serve() -> None:
+    """The worker's loop: one request line in, one ``{"action": ...}`` line out, until end of input."""
+    for line in sys.stdin.buffer:
+        request = orjson.loads(line)
+        stop_at = request["stop_at"]
+        within_s = None if stop_at is None else max(0.0, stop_at - time.time())
+        bot = make_bot(request["game"], request["bot"], within_s=within_s)
+        action = bot.choose(request["view"], request["legal"], random.Random(request["seed"]))
+        sys.stdout.buffer.write(orjson.dumps({"action": action}) + b"\n")
+        sys.stdout.buffer.flush()
+
+
+if __name__ == "__main__":
+    _serve()

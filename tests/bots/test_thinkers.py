@@ -1,0 +1,45 @@
+"""Searches in worker processes: the same choice as in process, and no waiting past the point
+a decision must be made."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+import pytest
+
+from service.bots.registry import make_bot
+from service.bots.thinkers import NoThinkerInTime, Thinkers
+from service.engine import Rng
+from service.games import get_game
+
+
+def a_choice(game_id: str, players: int) -> tuple[dict, list[dict]]:
+    """The view and legal actions of the first decision of a random match with a real choice."""
+    game, rng, chooser = get_game(game_id), Rng(b"thinkers"), random.Random(0)
+    state = game.setup(players, game.resolve_options(players, {}), rng)
+    while len(legal := game.legal_actions(state, seat := game.to_act(state)[0])) < 5:
+        state, _ = game.apply(state, seat, chooser.choice(legal), rng)
+    return game.view(state, seat), legal
+
+
+def test_a_worker_chooses_what_the_bot_chooses_in_process() -> None:
+    view, legal = a_choice("esploratore", 2)
+    thinkers = Thinkers(1)
+    chosen = thinkers.choose("esploratore", "level3", view, legal, "seed", None)
+    assert chosen == make_bot("esploratore", "level3").choose(view, legal, random.Random("seed"))
+
+
+def test_a_decision_that_finds_every_worker_busy_until_its_stopping_point_is_told_so() -> None:
+    view, legal = a_choice("esploratore", 4)
+    thinkers = Thinkers(1)
+    thinkers.start()
+    busy = threading.Thread(target=thinkers.choose, args=("esploratore", "level5", view, legal, "busy", None))
+    busy.start()
+    time.sleep(0.2)  # the one worker is searching (up to its 1 s cap)
+    started = time.monotonic()
+    with pytest.raises(NoThinkerInTime):
+        thinkers.choose("esploratore", "level5", view, legal, "late", time.time() + 0.1)
+    assert time.monotonic() - started < 0.5
+    busy.join()
