@@ -40,7 +40,8 @@ def sample_state(game: Game[Any], view: View, seat: int, rng: random.Random) -> 
             "lying_moai": list(h["lying_moai"]),
             "colonists": list(h["colonists"]),
         }
-        for k, h in view["hexes"].items()
+        for k in _board_order(placements, craters)
+        if (h := view["hexes"].get(k)) is not None
     }
     state: State = {
         "players": view["players"],
@@ -88,6 +89,13 @@ def sample_state(game: Game[Any], view: View, seat: int, rng: random.Random) -> 
         state["decision"]["saved"] = [list(s) for s in decision["saved"]]
         state["queue"] = _after_prayer(state, decision["volcano"], rng)
     return state
+
+
+def _board_order(placements: list[dict[str, Any]], craters: list[dict[str, Any]]) -> list[str]:
+    """The hexes in the order set-up lays them (the view sorts them): the engine lists a
+    seat's actions hex by hex in that order, so a sample must keep it to offer the seat the
+    same list."""
+    return list(B.build_board(placements, craters)["hexes"])
 
 
 def _map(view: View) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
