@@ -64,6 +64,15 @@ def sampler_of(game_id: str) -> Sampler:
     return sample
 
 
+def levels_of(game_id: str) -> tuple[str, ...]:
+    """The levels ``game_id`` has: all five, or levels 1 and 2 while it has no sampler."""
+    try:
+        sampler_of(game_id)
+    except NoSampler:
+        return LEVELS[:2]
+    return LEVELS
+
+
 def is_search(name: str) -> bool:
     """Whether bot ``name`` is a search level (CPU-bound for up to its time cap)."""
     return name in SEARCH_BUDGETS

@@ -19,7 +19,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, render_template, request
 
 from service.api.errors import problem_for
-from service.bots.registry import LEVELS
+from service.bots.registry import levels_of
 from service.errors import RefereeError
 from service.games import games
 from service.listing import decode_cursor
@@ -58,7 +58,7 @@ def landing() -> Response:
         render_template(
             "landing.html",
             games=games().values(),
-            bots=LEVELS,
+            bots={game.id: levels_of(game.id) for game in games().values()},
             rows=rows,
             next_cursor=next_cursor,
             problem=problem,

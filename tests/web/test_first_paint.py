@@ -5,12 +5,13 @@ who plays, whose turn it is and how it ended; only what a spectator may read, es
 from __future__ import annotations
 
 import html
+import json
 import re
 from typing import Any
 
 import pytest
 
-from service.bots.registry import LEVELS
+from service.bots.registry import levels_of
 from service.games import games
 
 
@@ -63,9 +64,10 @@ def test_older_matches_are_a_link_to_the_next_page(client: Any) -> None:
     assert re.search(r'<a id="more" href="[^"]*" hidden>', second)
 
 
-def test_the_house_bots_offered_are_the_registrys(client: Any) -> None:
+def test_the_house_bots_offered_are_the_registrys_for_each_game(client: Any) -> None:
     page = client.get("/").get_data(as_text=True)
-    assert f'data-bots="{",".join(LEVELS)}"' in page
+    offered = json.loads(html.unescape(re.search(r"data-bots='([^']*)'", page).group(1)))
+    assert offered == {game_id: list(levels_of(game_id)) for game_id in games()}
 
 
 def test_the_watch_page_says_whose_turn_it_is_without_a_script(client: Any) -> None:

@@ -9,8 +9,8 @@ import { el, seatName } from "./shell/text.js";
 const LISTING_REFRESH_MS = 5000;
 
 const form = document.getElementById("start");
-/** The house bots' names, as the server's bot registry has them. */
-const BOTS = form.dataset.bots.split(",").filter(Boolean);
+/** The house bots' names by game, as the server's bot registry has them. */
+const BOTS = JSON.parse(form.dataset.bots);
 
 // -- listing ------------------------------------------------------------------------------
 
@@ -122,7 +122,7 @@ function drawChoices() {
   for (let seat = 0; seat < count; seat++) {
     const select = el("select", { name: `seat:${seat}`, "data-seat": seat });
     select.append(el("option", { value: "" }, "a person"));
-    for (const bot of BOTS) select.append(el("option", { value: bot }, `house bot (${bot})`));
+    for (const bot of BOTS[form.game.value] ?? []) select.append(el("option", { value: bot }, `house bot (${bot})`));
     if (seat > 0) select.value = "level2"; // a person alone plays seat 0 against the house
     seats.push(el("label", {}, `${seatName(seat)}: `, select));
   }
