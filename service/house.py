@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from service.bots.registry import NoSampler, is_search, make_bot
+from service.bots.registry import THINKING_MARGIN_MS, NoSampler, is_search, make_bot
 from service.bots.thinkers import NoThinkerInTime, Thinkers
 from service.clock import Clock
 from service.engine import Game
@@ -56,11 +56,6 @@ def checked_house(game_id: str, players: int, house: list[dict[str, Any]]) -> li
 def house_seat_due(match: Match, snapshot: Snapshot) -> int | None:
     """The first house seat that owes a decision now, if any."""
     return next((s for s in snapshot.to_act if match.house_bot(s) is not None), None)
-
-
-THINKING_MARGIN_MS = 250
-"""What a house seat keeps of its clock for committing its move: it stops thinking this long
-before its deadline."""
 
 
 def house_action(game: Game, match: Match, seat: int, now_ms: int, thinkers: Thinkers | None = None) -> dict[str, Any]:

@@ -31,8 +31,7 @@ from typing import Any, Protocol
 import orjson
 
 from service.arena.errors import BotFault
-from service.bots.registry import BOT_NAMES, is_search, make_bot
-from service.house import THINKING_MARGIN_MS
+from service.bots.registry import BOT_NAMES, THINKING_MARGIN_MS, is_search, make_bot
 
 _STDERR_TAIL_BYTES = 2000
 _EXIT_GRACE_S = 1.0

@@ -39,6 +39,10 @@ SEARCH_BUDGETS: dict[str, Budget] = {
 """The search levels' budgets per decision: the iterations rule wherever they fit in the time
 (docs/bots.md says where that is)."""
 
+THINKING_MARGIN_MS = 250
+"""What a search keeps of its seat's clock for sending and committing its move (a house seat,
+an arena bot): it stops thinking this long before its deadline."""
+
 ALIASES = {"random": "level1", "heuristic": "level2"}
 """The first names of levels 1 and 2, still accepted everywhere."""
 
