@@ -84,6 +84,7 @@ MATCHES = {
     "matches": [
         {
             "match_id": "MQMwGi2nVERNzH8UFHriQw",
+            "started": "2026-11-28T08:52:26.911Z",
             "finished": "2026-11-28T08:52:28.570Z",
             "bots": ["bob", "alice"],
             "ranks": [2, 1],

@@ -43,7 +43,7 @@ class CreateLadderSchema(Schema):
     cool_down_s = fields.Integer(
         strict=True,
         validate=validate.Range(min=0, max=30 * 86400),
-        metadata={"description": "Seconds before a suspended bot may rejoin, or a failed validation is retried (600)."},
+        metadata={"description": "Seconds before a suspended bot may rejoin (600)."},
     )
     house = fields.List(
         fields.String(),
@@ -134,6 +134,7 @@ class LadderMatchesQuerySchema(Schema):
 
 class LadderMatchSchema(Schema):
     match_id = fields.String(required=True)
+    started = fields.String(required=True)
     finished = fields.String(required=True)
     bots = fields.List(fields.String(), required=True, metadata={"description": "By seat."})
     ranks = fields.List(fields.Integer(), required=True)

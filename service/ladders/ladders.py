@@ -16,8 +16,8 @@ the match over and finishes it instead; the standings remember every rated match
 is rated exactly once either way (:mod:`service.ladders.standings`).
 
 Health: a bot's first match is a validation match against the house random bot; a fault there
-keeps it out of pairing with others until it passes another (tried again after the ladder's
-cool-down). Faults (``timeout``, ``illegal_action``, ``disconnected``, once per match and bot)
+keeps it out of pairing with others, and it plays validation matches until it passes one (or
+its faults suspend it). Faults (``timeout``, ``illegal_action``, ``disconnected``, once per match and bot)
 are counted; ``fault_threshold`` of them in the last ``fault_window`` matches suspend the bot,
 with the reason on its profile and leaderboard row, until its owner rejoins it after the
 cool-down.
@@ -95,6 +95,7 @@ class Ladders:
         self.node = secrets.token_hex(8)
         """This process's name as a lease holder."""
         self._chooser = random.Random()
+        self._holding = False
 
     # -- operators -------------------------------------------------------------------------
 
@@ -355,7 +356,11 @@ class Ladders:
         how many matches it created."""
         now = self.now_ms()
         if not from_store(self.store.hold_lease, LEASE, self.node, now, now + LEASE_MS):
+            self._holding = False
             return 0
+        if not self._holding:
+            log.info("pairing lease taken by node %s", self.node)
+            self._holding = True
         created = 0
         for key in from_store(self.store.keys, "ladder/"):
             ladder_id = key.removeprefix("ladder/")
@@ -429,8 +434,7 @@ class Ladders:
             if len(member.playing) >= ladder.max_concurrent:
                 continue
             if not member.validated:
-                retry_at = member.validation_failed_ms + ladder.cool_down_s * 1000 if member.validation_failed_ms else 0
-                if not member.playing and now >= retry_at:
+                if not member.playing:
                     seats = [key] + [house_key(VALIDATOR)] * (ladder.players - 1)
                     plans.append((seat_order(seats, {}, self._chooser), key))
                 continue
@@ -548,6 +552,7 @@ class Ladders:
             "scores": outcome["scores"],
             "faults": {names[live.members[s]]: kind for s, kind in faults.items()},
             "validation": live.validation is not None,
+            "started": iso_ms(live.started_ms),
             "watch_url": f"/watch/{match.match_id}",
             "replay_url": f"/v1/matches/{match.match_id}/replay",
         }
@@ -578,7 +583,6 @@ class Ladders:
                 member.free_since_ms = now
                 if live.validation == key and played:
                     member.validated = seat not in faults
-                    member.validation_failed_ms = now if seat in faults else 0
                 row = standings.rows.get(key)
                 recent = [kind for kind in (row.recent if row else [])[-ladder.fault_window :] if kind]
                 if member.suspended is None and len(recent) >= ladder.fault_threshold:

@@ -58,7 +58,6 @@ class Member:
     house: str | None = None
     active: bool = True
     validated: bool = False
-    validation_failed_ms: int = 0
     suspended: str | None = None
     suspended_ms: int = 0
     playing: list[str] = field(default_factory=list)
