@@ -138,11 +138,28 @@ def test_a_ladder_on_referee_serve_ranks_the_bots_and_suspends_the_faulty(tmp_pa
         names = {name: kind for (name, _, _), (kind, _) in zip(bots, kinds(), strict=True)}
         with bridged(tmp_path, url, bots):
             time.sleep(40)
-        check_outcome(server.client, "duel", names)
+        finished = check_outcome(server.client, "duel", names)
+        exported_every_replay(url, "duel", finished, tmp_path)
         profile = server.client.get(f"/v1/bots/{next(iter(names))}").get_json()
         assert profile["ratings"][0]["ladder"] == "duel" and profile["ratings"][0]["history"]
     finally:
         server.kill()
+
+
+def exported_every_replay(url: str, ladder_id: str, finished: list[dict[str, Any]], tmp_path: Path) -> None:
+    """``referee export`` writes one signed replay per finished match; ``referee verify``
+    accepts one against the server's published keys."""
+    out = tmp_path / "replays.jsonl"
+    command = [str(BIN / "referee"), "export", "--url", url, "--ladder", ladder_id, "--out", str(out)]
+    done = subprocess.run(command, env=clean_env(), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    lines = out.read_bytes().splitlines()
+    assert len(lines) == len(finished)
+    one = tmp_path / "one.json"
+    one.write_bytes(lines[0])
+    verify = [str(BIN / "referee"), "verify", str(one), "--key", f"{url}/v1/keys"]
+    checked = subprocess.run(verify, env=clean_env(), capture_output=True, text=True, timeout=60)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
 def lease_holder(url: str) -> str | None:
