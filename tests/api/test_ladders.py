@@ -34,9 +34,13 @@ def no_ladders_yet(store_kind: str, request: pytest.FixtureRequest) -> None:
     """Ladders and the pairing lease are per store: a shared Redis starts without those of
     earlier tests (whose apps, gone now, would hold the lease for seconds)."""
     if store_kind == "redis":
-        client = redis.Redis.from_url(request.getfixturevalue("redis_url"))
-        stale = [*client.scan_iter("ld:*"), *client.scan_iter("lease:*"), "ldk"]
-        client.delete(*stale)
+        forget_ladders(request.getfixturevalue("redis_url"))
+
+
+def forget_ladders(redis_url: str) -> None:
+    """Drop every ladder document and lease of the Redis at ``redis_url``."""
+    client = redis.Redis.from_url(redis_url)
+    client.delete(*client.scan_iter("ld:*"), *client.scan_iter("lease:*"), "ldk")
 
 
 def _register(client: Any, owner: str) -> tuple[str, str]:

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 import redis
 
+from tests.api.test_ladders import forget_ladders
 from tests.botkit.bridges import BridgeProcess, bridge
 from tests.support.http import WireClient, auth
 from tests.support.killable import Server, start_serve
@@ -169,8 +170,7 @@ def lease_holder(url: str) -> str | None:
 
 @pytest.mark.slow
 def test_pairing_moves_to_the_other_node_when_the_lease_holder_is_killed(redis_url: str, tmp_path) -> None:
-    client = redis.Redis.from_url(redis_url)
-    client.delete(*client.scan_iter("ld:*"), *client.scan_iter("lease:*"), "ldk")
+    forget_ladders(redis_url)
     env = {**ENV, "REDIS_URL": redis_url}
     ladder_id = "failover-" + secrets.token_hex(3)
     holder: Server = start_serve(env, tmp_path / "a.log", workers=1)
