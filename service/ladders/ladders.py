@@ -64,8 +64,9 @@ LEASE_MS = 3000
 """How long the pairing lease lasts unrenewed: the longest pairing pauses when its node dies."""
 
 STALE_MS = 5000
-"""A live match this long past its start is looked at by the pairing pass, in case its end
-was never heard (the node that ended it died before its hook ran)."""
+"""A live match this long past its start is looked at by the pairing pass (every this long,
+not on every pass: each look loads the match), in case its end was never heard (the node that
+ended it died before its hook ran)."""
 
 _ATTEMPTS = 16
 """Compare-and-sets one change of a ladder tries before it answers 409 ``ladder_busy``."""
@@ -96,6 +97,8 @@ class Ladders:
         """This process's name as a lease holder."""
         self._chooser = random.Random()
         self._holding = False
+        self._swept_ms = 0
+        """When this node last looked for live matches whose end was never heard."""
 
     # -- operators -------------------------------------------------------------------------
 
@@ -362,10 +365,14 @@ class Ladders:
             log.info("pairing lease taken by node %s", self.node)
             self._holding = True
         created = 0
+        sweep = now - self._swept_ms >= STALE_MS
+        if sweep:
+            self._swept_ms = now
         for key in from_store(self.store.keys, "ladder/"):
             ladder_id = key.removeprefix("ladder/")
             try:
-                self._sweep_stale(ladder_id)
+                if sweep:
+                    self._sweep_stale(ladder_id)
                 created += len(self.pair(ladder_id))
             except RefereeError as exc:
                 log.warning("pairing ladder %s failed: %s", ladder_id, exc.detail)

@@ -247,3 +247,35 @@ def test_a_suspended_bot_rejoins_only_after_the_cool_down(client, app) -> None:
     assert 3590 <= body["retry_after"] <= 3600
     profile = client.get(f"/v1/bots/{a}").get_json()
     assert profile["ratings"][0]["suspended"].startswith("1 faults (illegal_action)")
+
+
+def test_a_match_whose_end_was_never_heard_is_rated_by_the_pairing_pass(client, app) -> None:
+    (a, a_key), (b, b_key) = validated_bots(client, app, ["", ""])
+    ladders, referee = app.extensions["ladders"], app.extensions["referee"]
+    assert ladders.tick() == 1
+    event = started(client, a_key)[-1]
+    heard = referee.on_finished
+    referee.on_finished = lambda match, snapshot: None  # the node that ended it died before its hook ran
+    resign(client, event)
+    referee.on_finished = heard
+    assert ladders.ladder("duel").live, "nobody heard the end yet"
+    ladders.now_ms = lambda: wall_ms() + 10_000
+    ladders.tick()
+    assert event["match_id"] not in ladders.ladder("duel").live
+    rows = {r["bot"]: r for r in client.get("/v1/ladders/duel/leaderboard").get_json()["rows"]}
+    assert rows[a]["games"] == rows[b]["games"] == 2 and rows[b]["wins"] == 1
+    ladders.tick()  # looked at again: nothing counted twice
+    assert client.get("/v1/ladders/duel/leaderboard").get_json()["rows"] == list(rows.values())
+
+
+def test_the_game_is_ranked_by_mean_score_with_an_interval(client, app) -> None:
+    new_ladder(client, game="the-game")
+    name, key = _register(client, "")
+    client.post("/v1/ladders/duel/join", headers=bearer(key))
+    online(app, name)
+    app.extensions["ladders"].tick()
+    resign(client, started(client, key)[-1])
+    board = client.get("/v1/ladders/duel/leaderboard").get_json()
+    (row,) = board["rows"]
+    assert board["ranked_by"] == "mean_score" and row["games"] == 1
+    assert row["mean_score"] == 0 and row["interval"] == [0, 0] and "rating" not in row

@@ -1,0 +1,199 @@
+"""A ladder under load: ``--bots`` simulated bots (default 200, random players) in one gevent
+process, all joined to one ladder on one node (``referee serve``, 2 gevent workers, the SQLite
+file unless ``--redis``), each holding its event stream and playing every match it is given.
+
+Measured over ``--seconds`` after a warm-up (the validation matches against the house):
+
+- **Pairing delay.** For every match a bot gets, the time from the end of its previous match
+  (or its stream opening) to the arrival of its ``match_started``: p50, p99 and the largest.
+- **Matches per hour** the ladder finished.
+- **Overhead per match.** Then ``referee arena``'s runner plays the same number of matches
+  with the same bots (random against random, same game, same time control) on the same node,
+  as many at once as the ladder had bots in pairs; the ladder's matches per hour against the
+  arena's, same process, same run: what pairing, rating and the event streams cost.
+
+    python bench/ladder.py [--bots 200] [--seconds 60] [--game halunken-und-spelunken] [--redis URL]
+
+Targets (issue 24): p99 pairing delay under 2 s when an opponent is free, overhead under 10%.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+ADMIN = "bench-ladder-admin-token-0123456789"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def start_node(port: int, bots: int, redis_url: str | None, db: Path) -> subprocess.Popen[bytes]:
+    import httpx
+
+    env = {
+        **os.environ,
+        "REFEREE_SECRET": "bench-ladder-secret-0123456789",
+        "REFEREE_ADMIN_TOKEN": ADMIN,
+        "REFEREE_RATE_LIMIT": "",
+        "REFEREE_ACCESS_LOG": "0",
+        "REFEREE_WORKER_CONNECTIONS": str(4 * bots + 500),
+        "REFEREE_STREAM_LIMIT": str(2 * bots + 100),
+        "PYTHONPATH": str(ROOT),
+    }
+    env.update({"REDIS_URL": redis_url} if redis_url else {"REFEREE_STORE": "file", "REFEREE_DB_PATH": str(db)})
+    command = [sys.executable, "-m", "service.server.cli", "serve", "--port", str(port), "--workers", "2"]
+    node = subprocess.Popen(command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(400):
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz").status_code == 200:
+                return node
+        except httpx.TransportError:
+            time.sleep(0.05)
+    raise RuntimeError("the node did not start")
+
+
+class Ladder:
+    """The simulated bots: one stream greenlet each, one play greenlet per match."""
+
+    def __init__(self, url: str, game: str, keys: dict[str, str]) -> None:
+        import httpx
+
+        from service.arena.client import RefereeClient
+
+        self.url, self.game, self.keys = url, game, keys
+        self.http = httpx.Client(base_url=url, timeout=None, limits=httpx.Limits(max_connections=4 * len(keys)))
+        self.client = RefereeClient(url, connections=4 * len(keys))
+        self.free_since: dict[str, float] = {}
+        self.delays: list[tuple[float, float]] = []  # (when it arrived, delay)
+        self.finished: list[tuple[float, float]] = []  # (when it ended, seconds it took)
+
+    def follow(self, name: str) -> None:
+        import gevent
+        import orjson
+
+        headers = {"Authorization": f"Bearer {self.keys[name]}", "Accept": "text/event-stream"}
+        with self.http.stream("GET", "/v1/bots/me/events", headers=headers) as stream:
+            self.free_since[name] = time.monotonic()
+            for line in stream.iter_lines():
+                if not line.startswith("data: "):
+                    continue
+                event = orjson.loads(line[6:])
+                if event["type"] == "match_started":
+                    now = time.monotonic()
+                    self.delays.append((now, now - self.free_since[name]))
+                    gevent.spawn(self.play, name, event)
+
+    def play(self, name: str, started: dict[str, Any]) -> None:
+        import random
+        import threading
+
+        from service.arena.players import make_player
+        from service.botkit.seat import SeatPlay
+
+        began = time.monotonic()
+        SeatPlay(self.client, started, name, 30.0, threading.Event()).play(
+            make_player("random", None, self.game, random.Random())
+        )
+        ended = time.monotonic()
+        if started["seat"] == 0:
+            self.finished.append((ended, ended - began))
+        self.free_since[name] = ended
+
+
+def arena_rate(url: str, game: str, matches: int, concurrency: int, clock: dict[str, Any]) -> float:
+    """Matches per hour of ``referee arena``'s runner, random against random, on ``url``."""
+    from service.arena.client import RefereeClient
+    from service.arena.runner import Plan, parse_bots, run_tournament
+
+    client = RefereeClient(url, connections=2 * concurrency)
+    plan = Plan(game, 2, parse_bots("random"), matches, clock=clock, concurrency=concurrency)
+    started = time.monotonic()
+    records = run_tournament(client, plan)
+    seconds = time.monotonic() - started
+    client.close()
+    return sum(1 for r in records if r.status == "finished") / seconds * 3600
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bots", type=int, default=200)
+    parser.add_argument("--seconds", type=float, default=60.0, help="measured time, after the warm-up")
+    parser.add_argument("--warm-up", type=float, default=15.0, help="seconds of validation matches first")
+    parser.add_argument("--game", default="halunken-und-spelunken")
+    parser.add_argument("--redis", help="serve on this Redis (default: the SQLite file)")
+    args = parser.parse_args()
+
+    from gevent import monkey
+
+    monkey.patch_all()
+    import gevent
+    import httpx
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    db = Path(f"/tmp/bench-ladder-{secrets.token_hex(4)}.sqlite3")
+    node = start_node(port, args.bots, args.redis, db)
+    clock = {"per_decision_s": 10}
+    try:
+        admin = {"Authorization": f"Bearer {ADMIN}"}
+        ladder_id = "bench-" + secrets.token_hex(3)
+        body = {"id": ladder_id, "game": args.game, "players": 2, "time_control": clock, "provisional_games": 5}
+        assert httpx.post(f"{url}/v1/ladders", json=body, headers=admin).status_code == 201
+        keys = {}
+        for i in range(args.bots):
+            name = f"l{ladder_id[-6:]}_{i}"
+            answer = httpx.post(f"{url}/v1/bots", json={"name": name, "owner": name}, headers=admin).json()
+            keys[name] = answer["key"]
+            joined = httpx.post(
+                f"{url}/v1/ladders/{ladder_id}/join", headers={"Authorization": f"Bearer {answer['key']}"}
+            )
+            assert joined.status_code == 200, joined.text
+        ladder = Ladder(url, args.game, keys)
+        streams = [gevent.spawn(ladder.follow, name) for name in keys]
+        gevent.sleep(args.warm_up)
+        start = time.monotonic()
+        gevent.sleep(args.seconds)
+        end = time.monotonic()
+        gevent.killall(streams)
+        gevent.sleep(2)
+        delays = [d for at, d in ladder.delays if start <= at <= end]
+        done = [s for at, s in ladder.finished if start <= at <= end]
+        ladder_rate = len(done) / (end - start) * 3600
+        arena = arena_rate(url, args.game, max(20, len(done)), max(1, args.bots // 2), clock)
+        load = os.getloadavg()[0]
+        print(f"{args.bots} bots, {args.game}, {args.seconds:.0f} s measured, load average {load:.1f}\n")
+        print(
+            "| matches | matches/hour | delay p50 s | delay p99 s | delay max s | arena matches/hour | ladder / arena |"
+        )
+        print("| --- | --- | --- | --- | --- | --- | --- |")
+        print(
+            f"| {len(done)} | {ladder_rate:.0f} | {percentile(delays, 0.5):.3f} | {percentile(delays, 0.99):.3f} "
+            f"| {max(delays, default=float('nan')):.3f} | {arena:.0f} | {ladder_rate / arena:.3f} |"
+        )
+    finally:
+        node.terminate()
+        node.wait(20)
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db}{suffix}").unlink(missing_ok=True)
+
+
+if __name__ == "__main__":
+    main()
