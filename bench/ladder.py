@@ -5,7 +5,9 @@ file unless ``--redis``), each holding its event stream and playing every match 
 Measured over ``--seconds`` after a warm-up (the validation matches against the house):
 
 - **Pairing delay.** For every match a bot gets, the time from the end of its previous match
-  (or its stream opening) to the arrival of its ``match_started``: p50, p99 and the largest.
+  (or its stream opening) to the arrival of its ``match_started``: p50, p99 and the largest,
+  over the matches where another bot was free when it became free (an opponent to pair with);
+  the others (it waited for someone to finish) are counted apart.
 - **Matches per hour** the ladder finished.
 - **Overhead per match.** Then ``referee arena``'s runner plays the same number of matches
   with the same bots (random against random, same game, same time control) on the same node,
@@ -82,7 +84,10 @@ class Ladder:
         self.http = httpx.Client(base_url=url, timeout=None, limits=httpx.Limits(max_connections=4 * len(keys)))
         self.client = RefereeClient(url, connections=4 * len(keys))
         self.free_since: dict[str, float] = {}
-        self.delays: list[tuple[float, float]] = []  # (when it arrived, delay)
+        self.company: dict[str, bool] = {}
+        """Whether another bot was free when this one became free (an opponent to pair with)."""
+        self.playing: set[str] = set()
+        self.delays: list[tuple[float, float, bool]] = []  # (when it arrived, delay, an opponent was free)
         self.finished: list[tuple[float, float]] = []  # (when it ended, seconds it took)
 
     def follow(self, name: str) -> None:
@@ -91,14 +96,15 @@ class Ladder:
 
         headers = {"Authorization": f"Bearer {self.keys[name]}", "Accept": "text/event-stream"}
         with self.http.stream("GET", "/v1/bots/me/events", headers=headers) as stream:
-            self.free_since[name] = time.monotonic()
+            self._freed(name, time.monotonic())
             for line in stream.iter_lines():
                 if not line.startswith("data: "):
                     continue
                 event = orjson.loads(line[6:])
                 if event["type"] == "match_started":
                     now = time.monotonic()
-                    self.delays.append((now, now - self.free_since[name]))
+                    self.delays.append((now, now - self.free_since[name], self.company[name]))
+                    self.playing.add(name)
                     gevent.spawn(self.play, name, event)
 
     def play(self, name: str, started: dict[str, Any]) -> None:
@@ -115,7 +121,12 @@ class Ladder:
         ended = time.monotonic()
         if started["seat"] == 0:
             self.finished.append((ended, ended - began))
-        self.free_since[name] = ended
+        self.playing.discard(name)
+        self._freed(name, ended)
+
+    def _freed(self, name: str, at: float) -> None:
+        self.free_since[name] = at
+        self.company[name] = len(self.free_since) - len(self.playing) > 1
 
 
 def arena_rate(url: str, game: str, matches: int, concurrency: int, clock: dict[str, Any]) -> float:
@@ -174,19 +185,22 @@ def main() -> None:
         end = time.monotonic()
         gevent.killall(streams)
         gevent.sleep(2)
-        delays = [d for at, d in ladder.delays if start <= at <= end]
+        delays = [d for at, d, company in ladder.delays if start <= at <= end and company]
+        alone = [d for at, d, company in ladder.delays if start <= at <= end and not company]
         done = [s for at, s in ladder.finished if start <= at <= end]
         ladder_rate = len(done) / (end - start) * 3600
         arena = arena_rate(url, args.game, max(20, len(done)), max(1, args.bots // 2), clock)
         load = os.getloadavg()[0]
         print(f"{args.bots} bots, {args.game}, {args.seconds:.0f} s measured, load average {load:.1f}\n")
         print(
-            "| matches | matches/hour | delay p50 s | delay p99 s | delay max s | arena matches/hour | ladder / arena |"
+            "| matches | matches/hour | delay p50 s | delay p99 s | delay max s | no opponent free: count, p50 s "
+            "| arena matches/hour | ladder / arena |"
         )
-        print("| --- | --- | --- | --- | --- | --- | --- |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- |")
         print(
             f"| {len(done)} | {ladder_rate:.0f} | {percentile(delays, 0.5):.3f} | {percentile(delays, 0.99):.3f} "
-            f"| {max(delays, default=float('nan')):.3f} | {arena:.0f} | {ladder_rate / arena:.3f} |"
+            f"| {max(delays, default=float('nan')):.3f} | {len(alone)}, {percentile(alone, 0.5):.3f} "
+            f"| {arena:.0f} | {ladder_rate / arena:.3f} |"
         )
     finally:
         node.terminate()

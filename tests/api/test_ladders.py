@@ -144,7 +144,7 @@ def test_a_new_bot_plays_a_validation_match_against_the_house_random_bot_first(c
     app.extensions["ladders"].tick()
     assert len(started(client, key)) == 1  # busy: not paired again
     match = client.get(f"/v1/matches/{event['match_id']}").get_json()
-    assert [s["seat"] for s in match.get("house", [])] == [1 - event["seat"]] or match["house"]
+    assert match["house"] == [{"seat": 1 - event["seat"], "bot": "random"}]
     resign(client, event)
     board = client.get("/v1/ladders/duel/leaderboard").get_json()
     (row,) = board["rows"]
