@@ -9,10 +9,12 @@ Measured over ``--seconds`` after a warm-up (the validation matches against the 
   over the matches where another bot was free when it became free (an opponent to pair with);
   the others (it waited for someone to finish) are counted apart.
 - **Matches per hour** the ladder finished.
-- **Overhead per match.** Then ``referee arena``'s runner plays the same number of matches
-  with the same bots (random against random, same game, same time control) on the same node,
-  as many at once as the ladder had bots in pairs; the ladder's matches per hour against the
-  arena's, same process, same run: what pairing, rating and the event streams cost.
+- **Overhead per match.** Then the same simulated bots play, for as long and as many at once,
+  matches the benchmark creates itself (each bot one seat, as a bridge plays it: no ladder,
+  no event stream); and ``referee arena``'s runner plays as many matches as the ladder did
+  with the same random bot (it plays both seats of a match in one loop, so it never waits on
+  the other seat by polling), as many at once. The ladder's matches per hour against each,
+  same node, same process, same run: what pairing, rating and the event streams cost.
 
     python bench/ladder.py [--bots 200] [--seconds 60] [--game halunken-und-spelunken] [--redis URL]
 
@@ -129,6 +131,44 @@ class Ladder:
         self.company[name] = len(self.free_since) - len(self.playing) > 1
 
 
+def direct_rate(ladder: Ladder, pairs: int, seconds: float, clock: dict[str, Any]) -> float:
+    """Matches per hour of the same simulated bots (one seat each, as a bridge plays it) in
+    matches the benchmark creates itself, ``pairs`` at a time, for ``seconds``: no ladder, no
+    event stream."""
+    import gevent
+
+    finished: list[float] = []
+    deadline = time.monotonic() + seconds
+
+    def pair(index: int) -> None:
+        while time.monotonic() < deadline:
+            body = {"game": ladder.game, "players": 2, "clock": clock}
+            created = ladder.client.call("POST", "/v1/matches", json=body)
+            tokens = {seat["seat"]: seat["token"] for seat in created["seats"]}
+            plays = [
+                gevent.spawn(
+                    ladder.play,
+                    f"direct{index}_{seat}",
+                    {
+                        "match_id": created["match_id"],
+                        "game": ladder.game,
+                        "players": 2,
+                        "seat": seat,
+                        "seat_token": tokens[seat],
+                        "watch_url": "",
+                    },
+                )
+                for seat in (0, 1)
+            ]
+            gevent.joinall(plays)
+            if time.monotonic() < deadline:
+                finished.append(time.monotonic())
+
+    started = time.monotonic()
+    gevent.joinall([gevent.spawn(pair, i) for i in range(pairs)])
+    return len(finished) / (time.monotonic() - started) * 3600
+
+
 def arena_rate(url: str, game: str, matches: int, concurrency: int, clock: dict[str, Any]) -> float:
     """Matches per hour of ``referee arena``'s runner, random against random, on ``url``."""
     from service.arena.client import RefereeClient
@@ -183,24 +223,28 @@ def main() -> None:
         start = time.monotonic()
         gevent.sleep(args.seconds)
         end = time.monotonic()
+        assert httpx.post(f"{url}/v1/ladders/{ladder_id}/close", headers=admin).status_code == 200
         gevent.killall(streams)
-        gevent.sleep(2)
+        quiet_by = time.monotonic() + 60
+        while ladder.playing and time.monotonic() < quiet_by:  # the ladder's last matches play out
+            gevent.sleep(0.5)
         delays = [d for at, d, company in ladder.delays if start <= at <= end and company]
         alone = [d for at, d, company in ladder.delays if start <= at <= end and not company]
         done = [s for at, s in ladder.finished if start <= at <= end]
         ladder_rate = len(done) / (end - start) * 3600
+        direct = direct_rate(ladder, max(1, args.bots // 2), args.seconds, clock)
         arena = arena_rate(url, args.game, max(20, len(done)), max(1, args.bots // 2), clock)
         load = os.getloadavg()[0]
         print(f"{args.bots} bots, {args.game}, {args.seconds:.0f} s measured, load average {load:.1f}\n")
         print(
             "| matches | matches/hour | delay p50 s | delay p99 s | delay max s | no opponent free: count, p50 s "
-            "| arena matches/hour | ladder / arena |"
+            "| same bots, matches made directly: matches/hour | ladder / direct | arena matches/hour | ladder / arena |"
         )
-        print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         print(
             f"| {len(done)} | {ladder_rate:.0f} | {percentile(delays, 0.5):.3f} | {percentile(delays, 0.99):.3f} "
             f"| {max(delays, default=float('nan')):.3f} | {len(alone)}, {percentile(alone, 0.5):.3f} "
-            f"| {arena:.0f} | {ladder_rate / arena:.3f} |"
+            f"| {direct:.0f} | {ladder_rate / direct:.3f} | {arena:.0f} | {ladder_rate / arena:.3f} |"
         )
     finally:
         node.terminate()
