@@ -91,23 +91,35 @@ class Ladder:
         self.playing: set[str] = set()
         self.delays: list[tuple[float, float, bool]] = []  # (when it arrived, delay, an opponent was free)
         self.finished: list[tuple[float, float]] = []  # (when it ended, seconds it took)
+        self.drops = 0
+        """Streams the node dropped (each reconnected)."""
 
     def follow(self, name: str) -> None:
+        """Hold the bot's event stream (again after a drop, from the last event id, as a
+        bridge does) and start a play for each ``match_started``."""
         import gevent
+        import httpx
         import orjson
 
         headers = {"Authorization": f"Bearer {self.keys[name]}", "Accept": "text/event-stream"}
-        with self.http.stream("GET", "/v1/bots/me/events", headers=headers) as stream:
-            self._freed(name, time.monotonic())
-            for line in stream.iter_lines():
-                if not line.startswith("data: "):
-                    continue
-                event = orjson.loads(line[6:])
-                if event["type"] == "match_started":
-                    now = time.monotonic()
-                    self.delays.append((now, now - self.free_since[name], self.company[name]))
-                    self.playing.add(name)
-                    gevent.spawn(self.play, name, event)
+        self._freed(name, time.monotonic())
+        while True:
+            try:
+                with self.http.stream("GET", "/v1/bots/me/events", headers=headers) as stream:
+                    for line in stream.iter_lines():
+                        if line.startswith("id: "):
+                            headers["Last-Event-ID"] = line[4:]
+                        if not line.startswith("data: "):
+                            continue
+                        event = orjson.loads(line[6:])
+                        if event["type"] == "match_started" and name not in self.playing:
+                            now = time.monotonic()
+                            self.delays.append((now, now - self.free_since[name], self.company[name]))
+                            self.playing.add(name)
+                            gevent.spawn(self.play, name, event)
+            except httpx.HTTPError:
+                self.drops += 1
+                gevent.sleep(1)
 
     def play(self, name: str, started: dict[str, Any]) -> None:
         import random
@@ -223,7 +235,7 @@ def main() -> None:
         start = time.monotonic()
         gevent.sleep(args.seconds)
         end = time.monotonic()
-        assert httpx.post(f"{url}/v1/ladders/{ladder_id}/close", headers=admin).status_code == 200
+        assert httpx.post(f"{url}/v1/ladders/{ladder_id}/close", headers=admin, timeout=120).status_code == 200
         gevent.killall(streams)
         quiet_by = time.monotonic() + 60
         while ladder.playing and time.monotonic() < quiet_by:  # the ladder's last matches play out
@@ -235,7 +247,10 @@ def main() -> None:
         direct = direct_rate(ladder, max(1, args.bots // 2), args.seconds, clock)
         arena = arena_rate(url, args.game, max(20, len(done)), max(1, args.bots // 2), clock)
         load = os.getloadavg()[0]
-        print(f"{args.bots} bots, {args.game}, {args.seconds:.0f} s measured, load average {load:.1f}\n")
+        print(
+            f"{args.bots} bots, {args.game}, {args.seconds:.0f} s measured, load average {load:.1f}, "
+            f"{ladder.drops} streams dropped and resumed\n"
+        )
         print(
             "| matches | matches/hour | delay p50 s | delay p99 s | delay max s | no opponent free: count, p50 s "
             "| same bots, matches made directly: matches/hour | ladder / direct | arena matches/hour | ladder / arena |"
