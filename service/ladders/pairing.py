@@ -17,8 +17,10 @@ from dataclasses import dataclass
 WINDOW_BASE = 3.0
 """Rating points (of μ − 3σ) either side of a bot's own that it is paired within at once."""
 
-WINDOW_PER_SECOND = 2.0
-"""How much the window widens for each second the bot has waited."""
+WINDOW_PER_SECOND = 10.0
+"""How much the window widens for each second the bot has waited: after two seconds it
+spans about every rating a ladder holds, so a bot with someone free to play waits no longer
+than that; within one pass, nearer ratings still come first."""
 
 
 @dataclass(frozen=True)
