@@ -49,7 +49,7 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-def start_node(port: int, bots: int, redis_url: str | None, db: Path) -> subprocess.Popen[bytes]:
+def start_node(port: int, bots: int, redis_url: str | None, db: Path, log: Path) -> subprocess.Popen[bytes]:
     import httpx
 
     env = {
@@ -64,7 +64,8 @@ def start_node(port: int, bots: int, redis_url: str | None, db: Path) -> subproc
     }
     env.update({"REDIS_URL": redis_url} if redis_url else {"REFEREE_STORE": "file", "REFEREE_DB_PATH": str(db)})
     command = [sys.executable, "-m", "service.server.cli", "serve", "--port", str(port), "--workers", "2"]
-    node = subprocess.Popen(command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with log.open("ab") as sink:
+        node = subprocess.Popen(command, env=env, cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT)
     for _ in range(400):
         try:
             if httpx.get(f"http://127.0.0.1:{port}/healthz").status_code == 200:
@@ -202,6 +203,7 @@ def main() -> None:
     parser.add_argument("--warm-up", type=float, default=15.0, help="seconds of validation matches first")
     parser.add_argument("--game", default="halunken-und-spelunken")
     parser.add_argument("--redis", help="serve on this Redis (default: the SQLite file)")
+    parser.add_argument("--server-log", type=Path, default=Path(os.devnull), help="where the node's output goes")
     args = parser.parse_args()
 
     from gevent import monkey
@@ -213,7 +215,7 @@ def main() -> None:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     db = Path(f"/tmp/bench-ladder-{secrets.token_hex(4)}.sqlite3")
-    node = start_node(port, args.bots, args.redis, db)
+    node = start_node(port, args.bots, args.redis, db, args.server_log)
     clock = {"per_decision_s": 10}
     try:
         admin = {"Authorization": f"Bearer {ADMIN}"}

@@ -28,6 +28,7 @@ from __future__ import annotations
 import logging
 import random
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -67,6 +68,13 @@ STALE_MS = 5000
 """A live match this long past its start is looked at by the pairing pass (every this long,
 not on every pass: each look loads the match), in case its end was never heard (the node that
 ended it died before its hook ran)."""
+
+STALE_LOOKS = 16
+"""Live matches looked at per ladder and sweep, the oldest first: a pass stays short beside
+hundreds of matches in progress, and a match whose end was lost is the oldest soon enough."""
+
+SLOW_PASS_S = 1.0
+"""A pairing pass longer than this is logged: bots wait for it."""
 
 _ATTEMPTS = 16
 """Compare-and-sets one change of a ladder tries before it answers 409 ``ladder_busy``."""
@@ -368,6 +376,7 @@ class Ladders:
         sweep = now - self._swept_ms >= STALE_MS
         if sweep:
             self._swept_ms = now
+        began = time.monotonic()
         for key in from_store(self.store.keys, "ladder/"):
             ladder_id = key.removeprefix("ladder/")
             try:
@@ -376,6 +385,9 @@ class Ladders:
                 created += len(self.pair(ladder_id))
             except RefereeError as exc:
                 log.warning("pairing ladder %s failed: %s", ladder_id, exc.detail)
+        took = time.monotonic() - began
+        if took > SLOW_PASS_S:
+            log.warning("a pairing pass took %.2f s (created %d matches, swept: %s)", took, created, sweep)
         return created
 
     def pair(self, ladder_id: str) -> list[str]:
@@ -606,9 +618,10 @@ class Ladders:
         before the end-of-match hook ran)."""
         _, ladder = self._read(ladder_id)
         now = self.now_ms()
-        for match_id, live in list(ladder.live.items()):
+        oldest = sorted(ladder.live.items(), key=lambda item: item[1].started_ms)[:STALE_LOOKS]
+        for match_id, live in oldest:
             if now - live.started_ms < STALE_MS:
-                continue
+                break
             try:
                 match, game = self.referee.current(match_id)
             except NotFound:
