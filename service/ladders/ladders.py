@@ -366,12 +366,8 @@ class Ladders:
         """One pass of the pairing loop, if this node holds the lease (taking it if free);
         how many matches it created."""
         now = self.now_ms()
-        if not from_store(self.store.hold_lease, LEASE, self.node, now, now + LEASE_MS):
-            self._holding = False
+        if not self._renew():
             return 0
-        if not self._holding:
-            log.info("pairing lease taken by node %s", self.node)
-            self._holding = True
         created = 0
         sweep = now - self._swept_ms >= STALE_MS
         if sweep:
@@ -390,16 +386,32 @@ class Ladders:
             log.warning("a pairing pass took %.2f s (created %d matches, swept: %s)", took, created, sweep)
         return created
 
+    def _renew(self) -> bool:
+        """Take or renew the pairing lease; whether this node holds it. A pass renews it
+        before each booking too: a pass longer than the lease must not book beside a node
+        that took the lease meanwhile."""
+        now = self.now_ms()
+        held = bool(from_store(self.store.hold_lease, LEASE, self.node, now, now + LEASE_MS))
+        if held and not self._holding:
+            log.info("pairing lease taken by node %s", self.node)
+        self._holding = held
+        return held
+
     def pair(self, ladder_id: str) -> list[str]:
         """Create the matches the ladder's free, online members make now; their ids.
 
         The matches are created first and booked after, in one compare-and-set; when that
         loses, the ladder is read again and the matches whose bots are all still free are
-        booked on it, the others aborted."""
+        booked on it, the others aborted. The lease is renewed before each creation and
+        before the booking: a pass that loses it (another node took it) books nothing."""
         version, ladder = self._read(ladder_id)
         if ladder.status != "open":
             return []
-        created = [(plan, self._create(ladder, plan)) for plan in self._plans(ladder)]
+        created = []
+        for plan in self._plans(ladder):
+            if not self._renew():  # keep the lease through a long pass; lost, stop here
+                break
+            created.append((plan, self._create(ladder, plan)))
         for _ in range(_ATTEMPTS):
             if not created:
                 return []
@@ -408,13 +420,15 @@ class Ladders:
             for plan, answer in created:
                 if (plan, answer) not in kept:
                     self._abort(answer)
+            created = kept
             for (members, validation), answer in kept:
                 self._book(ladder, answer["match_id"], members, validation, now)
+            if not self._renew():
+                break  # another node pairs now: these matches are not booked
             if from_store(self.store.put, ladder_key(ladder_id), version, ladder.encode()):
                 for (members, validation), answer in kept:
                     self._announce(ladder, answer, members, validation)
                 return [answer["match_id"] for _, answer in kept]
-            created = kept
             version, ladder = self._read(ladder_id)
         for _, answer in created:
             self._abort(answer)
