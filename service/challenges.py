@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -251,23 +251,41 @@ class Challenges:
         if not self._move(version, started, open_=False):
             self.referee.abort(match_id, tokens[0])
             return None
-        from_store(self.store.link_match, match_id, [name_key(n) for n in order], self.referee.match_ttl)
         self._tell(started, {"type": "challenge_accepted", "challenge": started.answer(), "by": by.name})
+        self.announce(created, order, started.time_control, {"challenge_id": started.id}, unpend=_pend(started))
+        return started
+
+    def announce(
+        self,
+        created: dict[str, Any],
+        order: Sequence[str | None],
+        time_control: dict[str, Any] | None,
+        extra: dict[str, Any],
+        unpend: str | None = None,
+    ) -> None:
+        """Link the new match ``created`` (the referee's answer, with its seat tokens) to the
+        bots of ``order`` (a bot's name per seat, ``None`` for a house seat) and send each its
+        ``match_started`` event with its seat token, and ``extra`` (what made the match)."""
+        match_id = created["match_id"]
+        tokens = {seat["seat"]: seat["token"] for seat in created["seats"]}
+        keys = [name_key(n) if n is not None else "" for n in order]
+        from_store(self.store.link_match, match_id, keys, self.referee.match_ttl)
         for seat, name in enumerate(order):
+            if name is None:
+                continue
             event = {
                 "type": "match_started",
                 "match_id": match_id,
-                "game": started.game,
+                "game": created["game"],
                 "seat": seat,
                 "seat_token": tokens[seat],
-                "players": started.players,
-                "opponents": [n for n in order if n != name],
-                "time_control": started.time_control,
+                "players": len(order),
+                "opponents": [n if n is not None else "house" for s, n in enumerate(order) if s != seat],
+                "time_control": time_control,
                 "watch_url": f"/watch/{match_id}",
-                "challenge_id": started.id,
+                **extra,
             }
-            self._append(name, event, pend=f"m:{match_id}", unpend=_pend(started))
-        return started
+            self._append(name, event, pend=f"m:{match_id}", unpend=unpend)
 
     def match_finished(self, match: Match, snapshot: Snapshot) -> None:
         """Tell the bots of a match a challenge made that it has ended, count it on their
@@ -279,6 +297,8 @@ class Challenges:
         ended = match.ended or {}
         outcome = dict(snapshot.outcome) if snapshot.outcome is not None else {"aborted": True}
         for seat, key in enumerate(names):
+            if not key:
+                continue  # a house seat
             fault = "timeout" if ended.get("reason") == "timeout" and ended.get("seat") == seat else None
             from_store(self.store.count_match, key, fault)
             event = {

@@ -103,6 +103,10 @@ def _no_one(match: Match, snapshot: Snapshot) -> None:
     """The default end-of-match hook: tells no one."""
 
 
+def _no_illegal(match_id: str, seat: int) -> None:
+    """The default illegal-action hook: counts nothing."""
+
+
 class Referee:
     """Matches over a store, with the server secret's state and seat tokens.
 
@@ -137,6 +141,11 @@ class Referee:
         self.thinkers = thinkers
         self.answers = Answers(tokens, lambda: self.now_ms())
         self.house = HouseSeats(self.play_house, spawn)
+        self.on_illegal: Callable[[str, int], None] = _no_illegal
+        """Called when a seat's action, decided on the match's current version, is refused as
+        illegal (one decided on an older version may have been made illegal by another seat's
+        move), with the match id and the seat; the ladders count it as the bot's fault. It
+        must not raise."""
         self.on_finished: Callable[[Match, Snapshot], None] = _no_one
         """Called after the commit that ends a match (once: only one commit can), with the
         match and its final snapshot; the app wires it to :meth:`service.challenges.
@@ -404,6 +413,8 @@ class Referee:
         except NotYourTurn as exc:
             raise NotPermitted(exc.code, exc.message, rule=exc.rule) from exc
         except IllegalAction as exc:
+            if token_version == match.version:  # decided on the state as it is: the seat's own mistake
+                self.on_illegal(match.match_id, _seat(caller))
             raise _illegal(exc) from exc
         return match, move, snapshot, expected, timing
 

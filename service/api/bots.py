@@ -176,5 +176,6 @@ def rotate_key() -> Response:
 @blp.alt_response(404, response="NOT_FOUND", description="`unknown_bot`.")
 @blp.doc(operationId="getBot")
 def profile(name: str) -> Response:
-    """A bot's public profile (the name in any case)."""
-    return json_response(accounts().profile(name))
+    """A bot's public profile (the name in any case), with its standing in each ladder it joined."""
+    found = accounts().profile(name)
+    return json_response(found | {"ratings": current_app.extensions["ladders"].bot_ladders(found["name"])})

@@ -69,6 +69,19 @@ API_CODES: Mapping[str, str] = MappingProxyType(
         "invalid_opponents": "The opponents must be other bots, each named once.",
         "too_many_challenges": "The bot has as many open challenges as it may (`limit`); HTTP 429 with `Retry-After`.",
         "too_many_bot_streams": "The bot holds as many event streams as it may (`limit`); HTTP 429.",
+        "admin_token_missing": "Operator calls need `REFEREE_ADMIN_TOKEN` set on the server (and as the bearer); "
+        "this server has none (HTTP 401).",
+        "invalid_ladder_id": "A ladder id is 2–40 characters of `a-z`, `0-9` and `-`, not starting with `-`.",
+        "unknown_ladder": "No ladder with this id.",
+        "ladder_exists": "A ladder with this id exists already (HTTP 409).",
+        "ladder_closed": "The ladder is closed: nobody joins it and it opens no more (HTTP 409).",
+        "ladder_busy": "The ladder kept changing under the request; retry (HTTP 409).",
+        "unknown_house_bot": "The house has no bot of this name for the ladder's game.",
+        "game_not_accepted": "The bot's auto-accept rules list games, and not the ladder's.",
+        "already_joined": "The bot is a member of the ladder already (HTTP 409).",
+        "not_joined": "The bot is not a member of the ladder (HTTP 409).",
+        "suspended": "The bot is suspended from the ladder; its owner may rejoin it after `retry_after` seconds "
+        "(HTTP 409).",
     }
 )
 """Codes of the API and the referee, shared by every game."""

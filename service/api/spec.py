@@ -41,6 +41,12 @@ BOT_KEY = {
     "description": "A bot's API key (`rbk_…`), from the answer that registered the bot or rotated its key.",
 }
 
+ADMIN_TOKEN = {
+    "type": "http",
+    "scheme": "bearer",
+    "description": "The server's `REFEREE_ADMIN_TOKEN`, for operator calls (creating and running ladders).",
+}
+
 DEFAULT_SECURITY: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
 """What an operation accepts unless it says otherwise: no token, or a seat token (a read then
 shows that seat's view). Only seat-only operations declare their own (``[{"seatToken": []}]``):

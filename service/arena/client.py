@@ -67,6 +67,14 @@ class RefereeClient:
             raise ApiError(response.status_code, _problem(response))
         raise AssertionError("unreachable")
 
+    def get(self, path: str, params: dict[str, str] | None = None) -> Body:
+        """The JSON answer of ``GET path`` (any read of the API, e.g. a ladder's matches)."""
+        return self._request("GET", path, params=params)
+
+    def call(self, method: str, path: str, token: str | None = None, **kwargs: Any) -> Body:
+        """The JSON answer of any call of the API, with ``token`` as the bearer."""
+        return self._request(method, path, token, **kwargs)
+
     def game(self, game_id: str) -> Body:
         """One game of the catalogue (players, options, ``cooperative``)."""
         return self._request("GET", f"/v1/games/{game_id}")

@@ -20,6 +20,7 @@ import threading
 
 from service.challenges import Challenges
 from service.errors import NotFound
+from service.ladders import Ladders
 from service.match import Snapshot
 from service.referee import Referee
 
@@ -50,11 +51,16 @@ class Sweeper:
     ``interval`` seconds until stopped."""
 
     def __init__(
-        self, referee: Referee, interval: float = DEFAULT_INTERVAL_SECONDS, challenges: Challenges | None = None
+        self,
+        referee: Referee,
+        interval: float = DEFAULT_INTERVAL_SECONDS,
+        challenges: Challenges | None = None,
+        ladders: Ladders | None = None,
     ) -> None:
         self.referee = referee
         self.interval = interval
         self.challenges = challenges
+        self.ladders = ladders
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -66,7 +72,18 @@ class Sweeper:
                 apply_due(self.referee, match_id, seen_ms)
             except Exception:
                 log.exception("sweeping match %s failed", match_id)
-        return len(due) + self._expire_challenges()
+        return len(due) + self._expire_challenges() + self._pair()
+
+    def _pair(self) -> int:
+        """One pass of the ladders' pairing loop (it pairs only on the node holding the lease);
+        how many matches it created."""
+        if self.ladders is None:
+            return 0
+        try:
+            return self.ladders.tick()
+        except Exception:
+            log.exception("pairing the ladders failed")
+            return 0
 
     def _expire_challenges(self) -> int:
         """Expire the challenges whose time is up; how many were due."""

@@ -16,6 +16,7 @@ from service.api import (
     bots,
     challenges,
     games,
+    ladders,
     limits,
     matches,
     metrics,
@@ -27,22 +28,24 @@ from service.api import (
 from service.api.action_lane import ActionLane
 from service.api.errors import ProblemApi
 from service.api.headers import SecurityHeaders
-from service.api.spec import BOT_KEY, DEFAULT_SECURITY, SEAT_TOKEN, ConventionsPlugin, GameTypesPlugin
+from service.api.spec import ADMIN_TOKEN, BOT_KEY, DEFAULT_SECURITY, SEAT_TOKEN, ConventionsPlugin, GameTypesPlugin
 from service.bots.thinkers import Thinkers
 from service.cache import node as node_cache
 from service.cache.process import MatchCache
 from service.challenges import Challenges, safe_hook
 from service.clock import StoreClock, wall_ms
+from service.ladders import Ladders
 from service.listing import Listing
 from service.live.feeds import open_feed
 from service.live.followers import LiveMatches
 from service.live.slots import StreamSlots
 from service.live.sweeper import Sweeper
+from service.match import Match, Snapshot
 from service.referee import Referee
 from service.replay.document import ReplaySigner
 from service.server.config import Settings
 from service.server.memory import give_back_memory
-from service.store import RedisStore, open_accounts, open_store
+from service.store import RedisStore, open_accounts, open_ladders, open_store
 from service.tokens import SeatTokens, StateTokens
 from service.web import blp as web_pages
 from service.web import game_data
@@ -93,7 +96,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             "info": {"description": API_DESCRIPTION, "license": {"name": "MIT", "identifier": "MIT"}},
             "servers": [{"url": "/", "description": "The referee serving this document."}],
             "security": DEFAULT_SECURITY,
-            "components": {"securitySchemes": {"seatToken": SEAT_TOKEN, "botKey": BOT_KEY}},
+            "components": {"securitySchemes": {"seatToken": SEAT_TOKEN, "botKey": BOT_KEY, "adminToken": ADMIN_TOKEN}},
         },
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
         REFEREE_STORE_KIND="redis-cluster" if settings.redis_cluster else settings.store_kind,
@@ -131,7 +134,15 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["challenges"] = bot_challenges = Challenges(
         account_store, accounts, referee, settings.challenge_expiry_seconds, settings.bot_challenge_limit
     )
-    referee.on_finished = safe_hook(bot_challenges.match_finished)
+    app.extensions["ladders"] = bot_ladders = Ladders(open_ladders(store), accounts, bot_challenges, referee, now_ms)
+    tell_bots, rate_match = safe_hook(bot_challenges.match_finished), safe_hook(bot_ladders.match_finished)
+
+    def match_ended(match: Match, snapshot: Snapshot) -> None:
+        tell_bots(match, snapshot)
+        rate_match(match, snapshot)
+
+    referee.on_finished = match_ended
+    referee.on_illegal = bot_ladders.note_illegal
     app.extensions["listing"] = Listing(store, referee.answers, settings.listing_window_seconds, now_ms)
     app.extensions["feed"] = open_feed(store, account_store)
     app.extensions["live_matches"] = LiveMatches(referee)
@@ -139,7 +150,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     # Built here, started by the server once the worker runs (service/server/gunicorn_conf.py), never
     # by the factory itself: tests and tools build apps without background threads.
     app.extensions["sweeper"] = (
-        Sweeper(referee, settings.sweep_interval_seconds, bot_challenges) if settings.sweeper else None
+        Sweeper(referee, settings.sweep_interval_seconds, bot_challenges, bot_ladders) if settings.sweeper else None
     )
     app.extensions["replay_signer"] = ReplaySigner.configured(settings.replay_key, settings.secret)
 
@@ -152,6 +163,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         bots.blp,
         bot_streams.blp,
         challenges.blp,
+        ladders.blp,
         ops.blp,
     ):
         api.register_blueprint(blueprint)

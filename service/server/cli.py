@@ -109,6 +109,18 @@ def cmd_bot(args: argparse.Namespace) -> int:
     return command.run(args)
 
 
+def cmd_ladder(args: argparse.Namespace) -> int:
+    from service.botkit import ladder_command as command
+
+    return command.run_ladder(args)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from service.botkit import ladder_command as command
+
+    return command.run_export(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="referee", description="The game-referee service.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -143,6 +155,14 @@ def main(argv: list[str] | None = None) -> int:
 
     add_bot_arguments(bot)
     bot.set_defaults(run=cmd_bot)
+    from service.botkit.ladder_command import add_export_arguments, add_ladder_arguments
+
+    ladder = sub.add_parser("ladder", help="open and run a ladder with the admin token (docs/ladders.md)")
+    add_ladder_arguments(ladder)
+    ladder.set_defaults(run=cmd_ladder)
+    export = sub.add_parser("export", help="write a ladder's signed replays as JSON lines (docs/ladders.md)")
+    add_export_arguments(export)
+    export.set_defaults(run=cmd_export)
     args = parser.parse_args(argv)
     return int(args.run(args))
 

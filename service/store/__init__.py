@@ -24,6 +24,10 @@ from service.store.base import (
     new_identity,
 )
 from service.store.file import FileStore, default_path
+from service.store.ladders import LadderStore
+from service.store.ladders_file import FileLadders
+from service.store.ladders_memory import MemoryLadders
+from service.store.ladders_redis import RedisLadders
 from service.store.memory import MemoryStore
 from service.store.redis_store import RedisStore
 
@@ -73,7 +77,20 @@ def open_accounts(store: MatchStore) -> AccountStore:
     raise TypeError(f"no accounts for {type(store).__name__}")
 
 
+def open_ladders(store: MatchStore) -> LadderStore:
+    """The ladders kept beside ``store``'s matches, in the same backend."""
+    if isinstance(store, RedisStore):
+        return RedisLadders(store.client)
+    if isinstance(store, FileStore):
+        return FileLadders(store)
+    if isinstance(store, MemoryStore):
+        return MemoryLadders()
+    raise TypeError(f"no ladders for {type(store).__name__}")
+
+
 __all__ = [
+    "LadderStore",
+    "open_ladders",
     "EMBEDDED_KINDS",
     "AccountStore",
     "BotRow",

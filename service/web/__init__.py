@@ -1,5 +1,6 @@
 """The web pages a browser gets: the landing page at ``/`` (with the bots online), a bot's
-page at ``/bots/<name>`` and the watch/play page at ``/watch/<match_id>``, with their static
+page at ``/bots/<name>`` (with its ladders and rating charts), a ladder's page at
+``/ladders/<id>`` and the watch/play page at ``/watch/<match_id>``, with their static
 files (``static/``: the shell's ES modules and one drawing module per game,
 ``static/games/<game-id>.js``).
 
@@ -23,6 +24,7 @@ from service.bots.registry import levels_of
 from service.errors import RefereeError
 from service.games import games
 from service.listing import decode_cursor
+from service.web.charts import sparkline
 from service.web.summary import ListingRow, MatchSummary
 
 blp = Blueprint("web", __name__, template_folder="templates", static_folder="static", static_url_path="/static")
@@ -102,7 +104,25 @@ def bot_page(name: str) -> Response:
         }
         for r in finished
     ]
-    return page(render_template("bot.html", bot=profile, playing=playing, results=results, problem=None))
+    ladders = [entry | {"chart": sparkline(entry["history"])} for entry in _extension("ladders").bot_ladders(name)]
+    html = render_template("bot.html", bot=profile, playing=playing, results=results, ladders=ladders, problem=None)
+    return page(html)
+
+
+@blp.get("/ladders/<ladder_id>")
+def ladder_page(ladder_id: str) -> Response:
+    """A ladder: its leaderboard, the matches being played (watch links) and the latest
+    results (replay links). Bot names are the bots' own words: escaped, as everywhere."""
+    ladders = _extension("ladders")
+    try:
+        ladder, board = ladders.get(ladder_id), ladders.leaderboard(ladder_id)
+        live, results = ladders.live(ladder_id), ladders.matches(ladder_id, None, 0, LISTED)["matches"]
+    except RefereeError as exc:
+        answer = problem_for(exc)
+        html = render_template("ladder.html", ladder=None, problem=f"{answer.title}: {answer.detail} ({answer.code})")
+        return page(html, answer.status)
+    html = render_template("ladder.html", ladder=ladder, board=board, live=live, results=results, problem=None)
+    return page(html)
 
 
 @blp.get("/watch/<match_id>")

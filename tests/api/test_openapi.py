@@ -77,18 +77,22 @@ BOT_ONLY = {
     "acceptChallenge",
     "declineChallenge",
     "cancelChallenge",
+    "joinLadder",
+    "leaveLadder",
 }
+ADMIN_ONLY = {"createLadder", "pauseLadder", "resumeLadder", "closeLadder", "addHouseMember"}
 
 
-def test_only_seat_and_bot_operations_declare_security_and_the_rest_take_a_token_or_none() -> None:
+def test_only_seat_bot_and_operator_operations_declare_security_and_the_rest_take_a_token_or_none() -> None:
     """A generated client asks for its authenticated client exactly where an operation declares
     security (openapi-python-client): the others keep the document's default, no token or one."""
     spec = orjson.loads(spec_bytes())
     assert spec["security"] == [{}, {"seatToken": []}]
     declared = {operation["operationId"]: operation.get("security") for _, _, operation in _operations(spec)}
-    assert {name for name, security in declared.items() if security is not None} == SEAT_ONLY | BOT_ONLY
+    assert {name for name, security in declared.items() if security is not None} == SEAT_ONLY | BOT_ONLY | ADMIN_ONLY
     assert all(declared[name] == [{"seatToken": []}] for name in SEAT_ONLY)
     assert all(declared[name] == [{"botKey": []}] for name in BOT_ONLY)
+    assert all(declared[name] == [{"adminToken": []}] for name in ADMIN_ONLY)
 
 
 def test_history_bad_query_is_documented_as_the_400_it_answers(client) -> None:

@@ -2,7 +2,7 @@
 
 The parts, low to high (docs/architecture.md draws the same map): the engine contract, the
 games, then what stores and plays them, the caches, the domain core (the modules directly in
-``service/``), what runs beside requests (live feeds, replays), the HTTP edge, what is built
+``service/``), the ladders built on it, what runs beside requests (live feeds, replays), the HTTP edge, what is built
 on the edge (pages, the arena), the bots' side of bot accounts, built on the arena (botkit),
 and the server that starts it all. ``service/__init__.py`` only defers to the server's app
 factory, lazily, and is not a part.
@@ -23,6 +23,7 @@ LAYERS: list[set[str]] = [
     {"bots", "codec", "store"},
     {"cache"},
     {"core"},
+    {"ladders"},
     {"live", "replay"},
     {"api"},
     {"web", "arena"},

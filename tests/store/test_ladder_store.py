@@ -1,0 +1,76 @@
+"""One ladders-store suite, run against the memory store, the SQLite file store, real Redis
+and a real Redis Cluster: versioned documents as a compare-and-set, listing by prefix, and
+the lease that names one pairing node."""
+
+from __future__ import annotations
+
+import secrets
+import threading
+
+import pytest
+
+from service.store import LadderStore, open_ladders
+
+
+@pytest.fixture(params=["memory", "file", "redis", "cluster"])
+def store_kind(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture
+def ladders(store) -> LadderStore:
+    return open_ladders(store)
+
+
+def _prefix() -> str:
+    """Keys of this test only (the Redis backends are shared with other tests)."""
+    return f"t{secrets.token_hex(6)}/"
+
+
+def test_a_document_is_created_once_and_written_only_over_the_version_read(ladders: LadderStore) -> None:
+    key = _prefix() + "a"
+    assert ladders.get(key) is None
+    assert ladders.put(key, 0, b"one")
+    assert not ladders.put(key, 0, b"again")
+    assert ladders.get(key) == (1, b"one")
+    assert not ladders.put(key, 2, b"ahead")
+    assert ladders.put(key, 1, b"two")
+    assert ladders.get(key) == (2, b"two")
+
+
+def test_racing_writers_of_one_version_never_both_win(ladders: LadderStore) -> None:
+    key = _prefix() + "race"
+    ladders.put(key, 0, b"0")
+    wins: list[int] = []
+
+    def write(n: int) -> None:
+        if ladders.put(key, 1, str(n).encode()):
+            wins.append(n)
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(wins) == 1 and ladders.get(key) == (2, str(wins[0]).encode())
+
+
+def test_keys_lists_a_prefix_in_order(ladders: LadderStore) -> None:
+    prefix = _prefix()
+    for name in ("b", "a", "c"):
+        ladders.put(prefix + name, 0, b"x")
+    ladders.put(_prefix() + "other", 0, b"x")
+    assert ladders.keys(prefix) == [prefix + "a", prefix + "b", prefix + "c"]
+
+
+def test_a_lease_has_one_holder_until_it_lapses(ladders: LadderStore) -> None:
+    name = _prefix()
+    assert ladders.lease_holder(name, 1000) is None
+    assert ladders.hold_lease(name, "node-a", 1000, 4000)
+    assert not ladders.hold_lease(name, "node-b", 2000, 5000)
+    assert ladders.hold_lease(name, "node-a", 3000, 6000)  # renewed by its holder
+    assert ladders.lease_holder(name, 5999) == "node-a"
+    assert ladders.lease_holder(name, 6000) is None
+    assert ladders.hold_lease(name, "node-b", 6000, 9000)  # lapsed: anyone takes it
+    assert not ladders.hold_lease(name, "node-a", 7000, 10000)
+    assert ladders.lease_holder(name, 7000) == "node-b"
