@@ -63,8 +63,9 @@ def play(
     """Play a match of ``game_id`` with ``bot`` on every seat, through ``referee`` as a client
     would (each seat acting with its own bearer token and the state token of its legal
     actions), for at most ``moves`` moves; yields the match id after creating it and after
-    each move. ``keyed`` sends every move with a fresh ``Idempotency-Key``."""
-    created = referee.create_match(game_id, players, {}, None)
+    each move. ``keyed`` sends every move with a fresh ``Idempotency-Key``. The match's seed
+    comes from ``chooser`` too, so the same chooser plays the same match."""
+    created = referee.create_match(game_id, players, {}, f"{chooser.getrandbits(256):064x}")
     match_id = created["match_id"]
     bearers = {seat["seat"]: seat["token"] for seat in created["seats"]}
     bots = {seat: make_bot(game_id, bot) for seat in bearers}
