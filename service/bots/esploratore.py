@@ -53,17 +53,7 @@ class Table:
             top = p["top"]
             lines.append(R.mask(top["lines"]) if top else 0)
             meet.append(R.mask(top["meeting"]) if top else 0)
-        vehicles = [
-            {
-                "id": v["id"],
-                "owner": v["owner"],
-                "kind": v["kind"],
-                "mult": v["multiplier"],
-                "pos": R.POS_INDEX[v["position"]],
-                "line": v["line"],
-            }
-            for v in view["vehicles"]
-        ]
+        vehicles = state_vehicles(view)
         return cls(lines, meet, vehicles, view["seat"])
 
     def with_card(self, pos: int, lines: int, meet: int) -> Table:
@@ -372,3 +362,19 @@ class EsploratoreBot:
         if accept in legal and mine[R.RESOURCES.index(offer["give"])] < mine[R.RESOURCES.index(offer["get"])]:
             return accept
         return {"type": "decline_offer"}
+
+
+def state_vehicles(view: View) -> list[dict[str, Any]]:
+    """The view's vehicles in the engine state's own form (position index, ``mult``): what
+    the bot reads its table from, and what the sampler puts back into a state."""
+    return [
+        {
+            "id": v["id"],
+            "owner": v["owner"],
+            "kind": v["kind"],
+            "mult": v["multiplier"],
+            "pos": R.POS_INDEX[v["position"]],
+            "line": v["line"],
+        }
+        for v in view["vehicles"]
+    ]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from service.bots.esploratore import state_vehicles
 from service.engine import Game, State, View
 from service.games.esploratore import rules as R
 
@@ -53,17 +54,7 @@ def sample_state(game: Game[Any], view: View, seat: int, rng: random.Random) -> 
         hands.append(own if other == seat else rest[:size])
         rest = rest[0 if other == seat else size :]
     reserve = rest[: view["reserve"]]
-    vehicles = [
-        {
-            "id": v["id"],
-            "owner": v["owner"],
-            "kind": v["kind"],
-            "mult": v["multiplier"],
-            "pos": R.POS_INDEX[v["position"]],
-            "line": v["line"],
-        }
-        for v in view["vehicles"]
-    ]
+    vehicles = state_vehicles(view)
     phase, order, to_act = view["phase"], list(view["order"]), view["to_act"]
     current = view["offer"]["from"] if phase == "barter" else (to_act[0] if to_act else order[0])
     sheet, totals = _score_sheet(view, seat)
