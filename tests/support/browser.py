@@ -112,7 +112,10 @@ class WatchPage:
                 return
         raise AssertionError(f"no button for {action}: {self.choices()}")
 
-    def moves(self) -> list[str]:
+    def moves(self, count: int) -> list[str]:
+        """The move list once it holds ``count`` entries: the page reads the history after it
+        has drawn the board, so the list can lag the drawing by a request."""
+        self.page.wait_for_function("n => document.querySelectorAll('#moves li').length === n", arg=count)
         return self.page.eval_on_selector_all("#moves li", "nodes => nodes.map(n => n.textContent)")
 
     def text(self, selector: str) -> str:

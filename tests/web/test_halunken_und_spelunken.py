@@ -65,4 +65,4 @@ def test_a_seat_places_its_captain_by_clicking_a_space(api: WireClient, watch: W
     watch.wait_for_version(1)
     assert match.get()["view"]["captains"][0] == 4
     assert [c["space"] for c in watch.drawn("captain")] == [4]
-    assert watch.moves()[0].startswith("Seat 0 placed its captain at space 4 and took ")
+    assert watch.moves(1)[0].startswith("Seat 0 placed its captain at space 4 and took ")

@@ -48,9 +48,7 @@ def test_the_page_reconnects_after_a_restart_and_misses_no_version(browser, tmp_
                 page.wait_for_version(after["version"])
                 page.page.wait_for_selector("#live[data-state='stream']")
                 assert page.page.evaluate("window.notReloaded === true")
-                page.page.wait_for_function(
-                    "v => document.querySelectorAll('#moves li').length === v", arg=after["version"]
-                )
+                page.moves(after["version"])
     finally:
         context.close()
     for page in pages:

@@ -37,7 +37,7 @@ def test_the_board_shows_the_view_of_a_spectator_and_of_a_seat(api: WireClient, 
     watch.open(match.created["match_id"])
     assert watch.version == spectator_view["version"]
     assert_drawn_as(watch, spectator_view["view"])
-    assert len(watch.moves()) == spectator_view["version"]
+    watch.moves(spectator_view["version"])
 
     seat_view = match.get(1)
     watch.open(match.created["match_id"], match.tokens[1])
@@ -59,7 +59,7 @@ def test_a_move_made_over_the_api_appears_without_a_reload(api: WireClient, watc
     assert watch.page.evaluate("window.notReloaded === true")
     assert after["version"] == before["version"] + 1
     assert_drawn_as(watch, after["view"])
-    watch.page.wait_for_function("v => document.querySelectorAll('#moves li').length === v", arg=after["version"])
+    watch.moves(after["version"])
 
 
 def test_a_person_finishes_a_solo_match_by_clicking(api: WireClient, watch: WatchPage) -> None:
@@ -86,5 +86,5 @@ def test_a_person_finishes_a_solo_match_by_clicking(api: WireClient, watch: Watc
     watch.wait_for_status("finished")
     assert watch.text("#outcome .seed") == final["seed"]
     assert_drawn_as(watch, match.get(0)["view"])
-    watch.page.wait_for_function("v => document.querySelectorAll('#moves li').length === v", arg=final["version"])
+    watch.moves(final["version"])
     assert watch.page.is_hidden("#problem")
