@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -105,12 +106,70 @@ class RefereeClient:
         """Resign ``token``'s seat: it is ranked last and the match ends."""
         return self._request("POST", f"/v1/matches/{match_id}/resign", token)
 
+    def follow(self, match_id: str, token: str | None) -> MatchFollower:
+        """A follower of the match's stream as ``token``'s seat, to wait for its news."""
+        return MatchFollower(self._http, match_id, token)
+
     def replay_url(self, match_id: str) -> str:
         return f"{self.base_url}/v1/matches/{match_id}/replay"
 
     def watch_url(self, match_id: str) -> str:
         """The page that draws the match live in a browser."""
         return f"{self.base_url}/watch/{match_id}"
+
+
+class MatchFollower:
+    """Waits for a match's news on one stream (``GET /v1/matches/{id}/stream``), held open
+    from one wait to the next and opened again (from the last version seen) when it breaks or
+    stays silent too long; where polling would ask again and again. Not thread-safe: one per
+    play."""
+
+    def __init__(self, http: httpx.Client, match_id: str, token: str | None) -> None:
+        self._http = http
+        self._path = f"/v1/matches/{match_id}/stream"
+        self._headers = _bearer(token) if token else {}
+        self._answer: httpx.Response | None = None
+        self._lines: Iterator[str] | None = None
+        self.seen = -1
+        """The latest version the stream has shown."""
+
+    def wait(self, version: int, within_s: float) -> bool:
+        """Wait until the match has a version after ``version`` or has ended (``True``), or
+        about ``within_s`` seconds of silence passed or the stream could not be had
+        (``False``). The caller reads the match after, which says what happened."""
+        if self.seen > version:
+            return True
+        try:
+            if self._lines is None:
+                self._open(version, within_s)
+            assert self._answer is not None and self._lines is not None
+            if self._answer.status_code == 204:
+                return True  # it had ended at ``version``
+            if not self._answer.is_success:
+                self.close()
+                return False
+            for line in self._lines:
+                if line.startswith("id: "):
+                    self.seen = max(self.seen, int(line[4:]))
+                    if self.seen > version:
+                        return True
+        except (httpx.HTTPError, ValueError):
+            self.close()
+            return False
+        self.close()
+        return True  # the stream ended with the match
+
+    def _open(self, version: int, within_s: float) -> None:
+        headers = {**self._headers, "Last-Event-ID": str(max(version, self.seen))}
+        timeout = httpx.Timeout(self._http.timeout.connect, read=within_s)
+        request = self._http.build_request("GET", self._path, headers=headers, timeout=timeout)
+        self._answer = self._http.send(request, stream=True)
+        self._lines = self._answer.iter_lines()
+
+    def close(self) -> None:
+        if self._answer is not None:
+            self._answer.close()
+        self._answer, self._lines = None, None
 
 
 def retry_after_s(response: httpx.Response, longest_s: float = _MAX_RETRY_AFTER_S) -> float:

@@ -30,7 +30,7 @@ from typing import Any
 
 import orjson
 
-from service.arena.client import ApiError, Body, RefereeClient
+from service.arena.client import ApiError, Body, MatchFollower, RefereeClient
 from service.arena.errors import ArenaError, BotFault
 from service.arena.players import Observation, Player, make_player
 from service.arena.schedule import lineups
@@ -42,8 +42,12 @@ _CLOCK_GRACE_S = 0.05
 _CLOCK_PATIENCE_S = 10.0
 """How long past a deadline the referee may take to apply it before the match is given up."""
 _CLOCK_POLL_S = 0.2
+_OTHERS_WAIT_S = 1.0
+"""How long a play that holds only some seats waits on the match's stream for the others'
+moves before it reads the match again (a read applies an expired deadline)."""
 _OTHERS_POLL_S = 0.1
-"""How often a play that holds only some seats looks whether the others have moved."""
+"""The least time between two reads of the match while the others decide (when the stream
+cannot be had, say)."""
 _POLL_S = 0.005
 """How long the runner waits on one of several thinking bots before it looks at the next."""
 _WATCH_S = 1.0
@@ -272,6 +276,8 @@ class MatchPlay:
         self.match_id = ""
         self.tokens: dict[int, str] = {}
         self.remote: set[int] = set()
+        self.follower: MatchFollower | None = None
+        """The match's stream while the remote seats decide (opened at the first wait)."""
         self.silent: set[int] = set()
         self.fresh: dict[int, Observation] = {}
         self.failure: ArenaError | None = None
@@ -296,6 +302,8 @@ class MatchPlay:
         finally:
             for player in players.values():
                 player.close()
+            if self.follower is not None:
+                self.follower.close()
             self.record.seconds = time.monotonic() - started
         return self.record
 
@@ -484,15 +492,22 @@ class MatchPlay:
             time.sleep(_CLOCK_POLL_S)
 
     def _wait_for_others(self, state: _Snapshot) -> _Snapshot:
-        """Read the match (as one of this play's seats, on that seat's rate budget) until it
-        has moved. A read also applies an expired deadline, so a remote seat that went silent
-        meets its clock's policy without the server's sweeper."""
+        """Wait on the match's stream until it moves on from ``state``, then read it (as one
+        of this play's seats, on that seat's rate budget): a bot in a hundred matches would
+        otherwise poll the referee a thousand times a second. A read also applies an expired
+        deadline, so a remote seat that went silent meets its clock's policy without the
+        server's sweeper: the match is read at least every :data:`_OTHERS_WAIT_S`."""
         token = next(iter(self.tokens.values()), None)
+        if self.follower is None:
+            self.follower = self.client.follow(self.match_id, token)
         while not self.stop.is_set():
+            began = time.monotonic()
+            news = self.follower.wait(state.version, _OTHERS_WAIT_S)
             latest = _Snapshot.of(self.client.match(self.match_id, token))
             if latest.version != state.version or latest.status != state.status:
                 return latest
-            self.stop.wait(_OTHERS_POLL_S)
+            if not news:
+                self.stop.wait(max(0.0, _OTHERS_POLL_S - (time.monotonic() - began)))
         return state
 
 

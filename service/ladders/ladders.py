@@ -3,17 +3,20 @@ once and keeps the leaderboard.
 
 Pairing runs in one place across all nodes: every node's sweeper calls :meth:`Ladders.tick`,
 and only the holder of the store's ``pairing`` lease pairs (a node that dies stops renewing,
-and another takes the lease once it lapses, :data:`LEASE_MS`). A pairing pass creates the
-matches of its line-ups, then books them in the ladder document with one compare-and-set; if
-that loses (a join, a leave or a finished match changed the ladder meanwhile) it aborts the
-matches it created and decides again, so a bot is never booked twice. Only then are the bots
-told, each through its ``match_started`` event, exactly as for an accepted challenge
+and another takes the lease once it lapses, :data:`LEASE_MS`). A pairing pass applies the
+matches that ended since the last one, creates the matches of its line-ups, then frees and
+books in the ladder document with one compare-and-set; if that loses (a join, a leave or an
+operator changed the ladder meanwhile) it aborts the matches whose bots are no longer free
+and books the rest, so a bot is never booked twice. Only then are the bots told, each through
+its ``match_started`` event, exactly as for an accepted challenge
 (:meth:`service.challenges.Challenges.announce`).
 
 A ladder match ends through :meth:`match_finished` (the referee's end-of-match hook, on the
-node whose commit ended it). Should that node die before the hook ran, the pairing pass finds
-the match over and finishes it instead; the standings remember every rated match id, so it
-is rated exactly once either way (:mod:`service.ladders.standings`).
+node whose commit ended it), which only queues the end: the next pass rates it and frees its
+bots, in one write for all the matches that ended meanwhile, so a bot free again is paired
+within a pass, however many matches end at once. Should that node die before the hook ran,
+the pass finds the match over and queues its end itself; the standings remember every rated
+match id, so it is rated exactly once either way (:mod:`service.ladders.standings`).
 
 Health: a bot's first match is a validation match against the house random bot; a fault there
 keeps it out of pairing with others, and it plays validation matches until it passes one (or
@@ -30,6 +33,7 @@ import random
 import secrets
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
@@ -44,9 +48,11 @@ from service.errors import Conflict, NotFound, RefereeError, Refused, from_store
 from service.ladders.model import (
     HOUSE_PREFIX,
     ID,
+    Ended,
     Ladder,
     LiveMatch,
     Member,
+    ends_key,
     house_key,
     ladder_key,
     match_key,
@@ -59,6 +65,9 @@ from service.referee import Referee
 from service.store import AccountStore, LadderStore
 
 log = logging.getLogger("referee.ladders")
+
+Plan = tuple[list[str], str | None]
+"""A match to create: the member keys by seat, and the bot it validates (if it does)."""
 
 LEASE = "pairing"
 LEASE_MS = 3000
@@ -75,6 +84,13 @@ hundreds of matches in progress, and a match whose end was lost is the oldest so
 
 SLOW_PASS_S = 1.0
 """A pairing pass longer than this is logged: bots wait for it."""
+
+AT_ONCE = 16
+"""Matches a pass creates (and announces) at once: each creation waits on the store several
+times, and on a busy node those waits, not the work, are what make a long pass."""
+
+MAX_ENDS = 1000
+"""Queued match ends one pass applies per ladder (the rest wait for the next pass)."""
 
 _ATTEMPTS = 16
 """Compare-and-sets one change of a ladder tries before it answers 409 ``ladder_busy``."""
@@ -107,6 +123,8 @@ class Ladders:
         self._holding = False
         self._swept_ms = 0
         """When this node last looked for live matches whose end was never heard."""
+        self._renewed_ms = 0
+        """When this node last took or renewed the lease."""
 
     # -- operators -------------------------------------------------------------------------
 
@@ -387,34 +405,39 @@ class Ladders:
         return created
 
     def _renew(self) -> bool:
-        """Take or renew the pairing lease; whether this node holds it. A pass renews it
-        before each booking too: a pass longer than the lease must not book beside a node
-        that took the lease meanwhile."""
+        """Take or renew the pairing lease; whether this node holds it."""
         now = self.now_ms()
         held = bool(from_store(self.store.hold_lease, LEASE, self.node, now, now + LEASE_MS))
         if held and not self._holding:
             log.info("pairing lease taken by node %s", self.node)
         self._holding = held
+        self._renewed_ms = now
         return held
 
-    def pair(self, ladder_id: str) -> list[str]:
-        """Create the matches the ladder's free, online members make now; their ids.
+    def _still_holding(self) -> bool:
+        """Whether this node still holds the lease, renewing it once a third of it has gone
+        by: a pass longer than the lease must not book beside a node that took it meanwhile."""
+        if self.now_ms() - self._renewed_ms < LEASE_MS // 3:
+            return self._holding
+        return self._renew()
 
-        The matches are created first and booked after, in one compare-and-set; when that
-        loses, the ladder is read again and the matches whose bots are all still free are
-        booked on it, the others aborted. The lease is renewed before each creation and
-        before the booking: a pass that loses it (another node took it) books nothing."""
+    def pair(self, ladder_id: str) -> list[str]:
+        """Apply the ladder's queued match ends, then create the matches its free, online
+        members make now; their ids.
+
+        The ends are rated first (the standings remember what they rated), then the bots they
+        free are released and the new matches booked in one compare-and-set of the ladder.
+        The matches are created before that booking; when it loses (a join, a leave or an
+        operator changed the ladder meanwhile), the ladder is read again and the matches whose
+        bots are all still free are booked on it, the others aborted. A pass that loses the
+        lease (another node took it) books nothing."""
+        queued = from_store(self.store.queued, ends_key(ladder_id), MAX_ENDS)
+        ends = [Ended.decode(item) for _, item in queued]
         version, ladder = self._read(ladder_id)
-        if ladder.status != "open":
-            return []
-        created = []
-        for plan in self._plans(ladder):
-            if not self._renew():  # keep the lease through a long pass; lost, stop here
-                break
-            created.append((plan, self._create(ladder, plan)))
+        standings = self._rate(ladder, ends) if ends else self.standings(ladder_id)
+        self._free(ladder, ends, standings)
+        created = self._create_all(ladder, self._plans(ladder, standings)) if ladder.status == "open" else []
         for _ in range(_ATTEMPTS):
-            if not created:
-                return []
             now = self.now_ms()
             kept = [(plan, answer) for plan, answer in created if self._bookable(ladder, plan[0])]
             for plan, answer in created:
@@ -423,13 +446,16 @@ class Ladders:
             created = kept
             for (members, validation), answer in kept:
                 self._book(ladder, answer["match_id"], members, validation, now)
+            if not ends and not kept:
+                return []
             if not self._renew():
-                break  # another node pairs now: these matches are not booked
+                break  # another node pairs now: these matches are not booked, nor the ends applied
             if from_store(self.store.put, ladder_key(ladder_id), version, ladder.encode()):
-                for (members, validation), answer in kept:
-                    self._announce(ladder, answer, members, validation)
+                from_store(self.store.unqueue, ends_key(ladder_id), [item_id for item_id, _ in queued])
+                self._announce_all(ladder, kept)
                 return [answer["match_id"] for _, answer in kept]
             version, ladder = self._read(ladder_id)
+            self._free(ladder, ends, standings)
         for _, answer in created:
             self._abort(answer)
         return []
@@ -449,12 +475,11 @@ class Ladders:
                 return False
         return True
 
-    def _plans(self, ladder: Ladder) -> list[tuple[list[str], str | None]]:
+    def _plans(self, ladder: Ladder, standings: Standings) -> list[Plan]:
         """The line-ups to create now, by seat: validation matches first, then the pairs."""
         now = self.now_ms()
         online = set(from_store(self.account_store.online_bots, now, 100_000))
-        standings = self.standings(ladder.id)
-        plans: list[tuple[list[str], str | None]] = []
+        plans: list[Plan] = []
         candidates = []
         for key, member in ladder.members.items():
             if member.house is not None:
@@ -480,7 +505,20 @@ class Ladders:
             plans.append((seat_order(keys, counts, self._chooser), None))
         return plans
 
-    def _create(self, ladder: Ladder, plan: tuple[list[str], str | None]) -> dict[str, Any]:
+    def _create_all(self, ladder: Ladder, plans: list[Plan]) -> list[tuple[Plan, dict[str, Any]]]:
+        """Create the matches of ``plans``, :data:`AT_ONCE` at a time, while this node holds
+        the lease; each plan created with the referee's answer."""
+        if not plans:
+            return []
+
+        def create(plan: Plan) -> dict[str, Any] | None:
+            return self._create(ladder, plan) if self._still_holding() else None
+
+        with ThreadPoolExecutor(max_workers=min(AT_ONCE, len(plans))) as pool:
+            answers = list(pool.map(create, plans))
+        return [(plan, answer) for plan, answer in zip(plans, answers, strict=True) if answer is not None]
+
+    def _create(self, ladder: Ladder, plan: Plan) -> dict[str, Any]:
         members, _ = plan
         house = [
             {"seat": s, "bot": k.removeprefix(HOUSE_PREFIX)}
@@ -490,7 +528,8 @@ class Ladders:
         answer = self.referee.create_match(
             ladder.game, ladder.players, ladder.options, None, ladder.time_control, house
         )
-        from_store(self.store.put, match_key(answer["match_id"]), 0, orjson.dumps({"ladder": ladder.id}))
+        link = {"ladder": ladder.id, "members": members}
+        from_store(self.store.put, match_key(answer["match_id"]), 0, orjson.dumps(link))
         return answer
 
     @staticmethod
@@ -504,6 +543,13 @@ class Ladders:
             member.last_opponents = [k for k in members if k != key]
             member.seats = [*member.seats, *[0] * (ladder.players - len(member.seats))]
             member.seats[seat] += 1
+
+    def _announce_all(self, ladder: Ladder, booked: list[tuple[Plan, dict[str, Any]]]) -> None:
+        """Tell the bots of every booked match, :data:`AT_ONCE` matches at a time."""
+        if not booked:
+            return
+        with ThreadPoolExecutor(max_workers=min(AT_ONCE, len(booked))) as pool:
+            list(pool.map(lambda item: self._announce(ladder, item[1], *item[0]), booked))
 
     def _announce(self, ladder: Ladder, answer: dict[str, Any], members: list[str], validation: str | None) -> None:
         order = [None if k.startswith(HOUSE_PREFIX) else ladder.members[k].name for k in members]
@@ -541,20 +587,16 @@ class Ladders:
                 return
 
     def match_finished(self, match: Match, snapshot: Snapshot) -> None:
-        """Rate a finished ladder match and free its bots (anything else: nothing)."""
+        """Queue a ladder match's end, with its faults, for the pairing pass (anything else:
+        nothing). The pass rates it and frees its bots, however often it is queued."""
         found = from_store(self.store.get, match_key(match.match_id))
         if found is None:
             return
-        data = orjson.loads(found[1])
-        ladder_id = data["ladder"]
-        _, ladder = self._read(ladder_id)
-        live = ladder.live.get(match.match_id)
-        if live is None:
-            return  # finished before (by another node, or an earlier attempt)
-        faults = self._faults(match, live.members, set(data.get("illegal", [])))
-        if snapshot.outcome is not None:
-            self._rate(ladder, match, live, dict(snapshot.outcome), faults)
-        self._release(ladder_id, match.match_id, faults, snapshot.outcome is not None)
+        link = orjson.loads(found[1])
+        faults = self._faults(match, link["members"], set(link.get("illegal", [])))
+        outcome = dict(snapshot.outcome) if snapshot.outcome is not None else None
+        ended = Ended(match.match_id, outcome, faults)
+        from_store(self.store.push, ends_key(link["ladder"]), ended.encode())
 
     def _faults(self, match: Match, members: list[str], illegal: set[int]) -> dict[int, str]:
         """Each bot seat's fault in the match, the worst one only."""
@@ -571,51 +613,56 @@ class Ladders:
                 faults[seat] = "disconnected" if gone else "timeout"
         return faults
 
-    def _rate(
-        self, ladder: Ladder, match: Match, live: LiveMatch, outcome: dict[str, Any], faults: dict[int, str]
-    ) -> None:
+    def _rate(self, ladder: Ladder, ends: list[Ended]) -> Standings:
+        """Rate the played matches of ``ends`` still live on ``ladder`` (each once: the
+        standings skip what they rated before); the standings after."""
         cooperative = self.referee.game(ladder.game).cooperative
-        names = {k: ladder.members[k].name if k in ladder.members else k for k in live.members}
+        names = {key: member.name for key, member in ladder.members.items()}
         now = self.now_ms()
-        result = {
-            "match_id": match.match_id,
-            "finished": iso_ms(now),
-            "bots": [names[k] for k in live.members],
-            "ranks": outcome["ranks"],
-            "scores": outcome["scores"],
-            "faults": {names[live.members[s]]: kind for s, kind in faults.items()},
-            "validation": live.validation is not None,
-            "started": iso_ms(live.started_ms),
-            "watch_url": f"/watch/{match.match_id}",
-            "replay_url": f"/v1/matches/{match.match_id}/replay",
-        }
 
         def rate(standings: Standings) -> bool:
-            if match.match_id in standings.rated:
-                return False
-            standings.apply(live.members, names, outcome, faults, cooperative, result, now)
-            return True
+            changed = False
+            for end in ends:
+                live = ladder.live.get(end.match_id)
+                if live is None or end.outcome is None or end.match_id in standings.rated:
+                    continue
+                named = {k: names.get(k, k) for k in live.members}
+                bots = [named[k] for k in live.members]
+                result = {
+                    "match_id": end.match_id,
+                    "finished": iso_ms(now),
+                    "bots": bots,
+                    "ranks": end.outcome["ranks"],
+                    "scores": end.outcome["scores"],
+                    "faults": {bots[seat]: kind for seat, kind in end.faults.items()},
+                    "validation": live.validation is not None,
+                    "started": iso_ms(live.started_ms),
+                    "watch_url": f"/watch/{end.match_id}",
+                    "replay_url": f"/v1/matches/{end.match_id}/replay",
+                }
+                standings.apply(live.members, named, end.outcome, end.faults, cooperative, result, now)
+                changed = True
+            return changed
 
-        self._change_standings(ladder.id, rate)
+        return self._change_standings(ladder.id, rate)
 
-    def _release(self, ladder_id: str, match_id: str, faults: dict[int, str], played: bool) -> None:
-        """Take the match off the ladder: its bots are free again, a validation is passed or
-        failed, and a bot past the fault threshold is suspended."""
-        standings = self.standings(ladder_id)
+    def _free(self, ladder: Ladder, ends: list[Ended], standings: Standings) -> None:
+        """Take the ended matches off ``ladder`` (those still on it): their bots are free
+        again, a validation is passed or failed, and a bot past the fault threshold is
+        suspended."""
         now = self.now_ms()
-
-        def release(ladder: Ladder) -> None:
-            live = ladder.live.pop(match_id, None)
+        for end in ends:
+            live = ladder.live.pop(end.match_id, None)
             if live is None:
-                return
+                continue
             for seat, key in enumerate(live.members):
                 member = ladder.members.get(key)
                 if member is None or member.house is not None:
                     continue
-                member.playing = [m for m in member.playing if m != match_id]
+                member.playing = [m for m in member.playing if m != end.match_id]
                 member.free_since_ms = now
-                if live.validation == key and played:
-                    member.validated = seat not in faults
+                if live.validation == key and end.outcome is not None:
+                    member.validated = seat not in end.faults
                 row = standings.rows.get(key)
                 recent = [kind for kind in (row.recent if row else [])[-ladder.fault_window :] if kind]
                 if member.suspended is None and len(recent) >= ladder.fault_threshold:
@@ -625,11 +672,9 @@ class Ladders:
                     )
                     member.suspended_ms = now
 
-        self._change(ladder_id, release)
-
     def _sweep_stale(self, ladder_id: str) -> None:
-        """Finish the live matches that are over but were never taken off (their node died
-        before the end-of-match hook ran)."""
+        """Queue the ends of live matches that are over but were never queued (their node
+        died before the end-of-match hook ran), and of those gone from the store."""
         _, ladder = self._read(ladder_id)
         now = self.now_ms()
         oldest = sorted(ladder.live.items(), key=lambda item: item[1].started_ms)[:STALE_LOOKS]
@@ -639,7 +684,7 @@ class Ladders:
             try:
                 match, game = self.referee.current(match_id)
             except NotFound:
-                self._release(ladder_id, match_id, {}, played=False)
+                from_store(self.store.push, ends_key(ladder_id), Ended(match_id, None, {}).encode())
                 continue
             snapshot = Snapshot.of_match(game, match)
             if snapshot.over:
@@ -661,14 +706,16 @@ class Ladders:
                 return ladder
         raise Conflict("ladder_busy", "The ladder keeps changing under this request; retry.")
 
-    def _change_standings(self, ladder_id: str, change: Callable[[Standings], bool]) -> None:
+    def _change_standings(self, ladder_id: str, change: Callable[[Standings], bool]) -> Standings:
+        """Apply ``change`` (which says whether it changed anything) to the ladder's standings
+        in a compare-and-set; the standings after."""
         for _ in range(_ATTEMPTS):
             found = from_store(self.store.get, standings_key(ladder_id))
             version, standings = (found[0], Standings.decode(found[1])) if found else (0, Standings())
             if not change(standings):
-                return
+                return standings
             if from_store(self.store.put, standings_key(ladder_id), version, standings.encode()):
-                return
+                return standings
         raise Conflict("ladder_busy", "The standings keep changing under this request; retry.")
 
 

@@ -2,9 +2,12 @@
 (``ladder/<id>``), and its standings (``standings/<id>``, :mod:`service.ladders.standings`).
 
 The ladder document changes when an operator or a bot acts (create, pause, join, leave) and
-when the pairing loop creates matches or a match ends; every change is a compare-and-set of
-the whole document (:class:`service.store.ladders.LadderStore`), so a bot is never booked by
-two writers at once.
+when the pairing loop applies the matches that ended and books new ones; every change is a
+compare-and-set of the whole document (:class:`service.store.ladders.LadderStore`), so a bot
+is never booked by two writers at once. A match's end does not write the document itself: it
+is queued (``ends/<id>``, :class:`Ended`) and the pairing loop applies every queued end in the
+same compare-and-set that books the freed bots again, so matches ending together never
+contend for the document.
 """
 
 from __future__ import annotations
@@ -38,8 +41,13 @@ def standings_key(ladder_id: str) -> str:
 
 
 def match_key(match_id: str) -> str:
-    """The document that says which ladder a match belongs to."""
+    """The document that says which ladder a match belongs to, and its members by seat."""
     return f"lmatch/{match_id}"
+
+
+def ends_key(ladder_id: str) -> str:
+    """The queue of the ladder's matches that ended and are not yet applied to it."""
+    return f"ends/{ladder_id}"
 
 
 @dataclass
@@ -72,6 +80,25 @@ class LiveMatch:
     members: list[str]
     started_ms: int
     validation: str | None = None
+
+
+@dataclass(frozen=True)
+class Ended:
+    """A ladder match's end as the node that ended it heard it, queued for the pairing pass
+    (:func:`ends_key`): the outcome (``None``: it was aborted or never played) and each bot
+    seat's fault."""
+
+    match_id: str
+    outcome: dict[str, Any] | None
+    faults: dict[int, str]
+
+    def encode(self) -> bytes:
+        return orjson.dumps(asdict(self), option=orjson.OPT_NON_STR_KEYS)
+
+    @classmethod
+    def decode(cls, body: bytes) -> Ended:
+        data = orjson.loads(body)
+        return cls(data["match_id"], data["outcome"], {int(seat): kind for seat, kind in data["faults"].items()})
 
 
 @dataclass

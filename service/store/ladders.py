@@ -10,6 +10,12 @@ A *lease* names one holder of a role across every node (the pairing loop): whoev
 renews it before it lapses; once it has lapsed anyone may take it. The holder's clock is not
 trusted across nodes: each call passes the time the caller judges by (on Redis, the store's
 own clock through :class:`service.clock.StoreClock`).
+
+A *queue* holds what many writers hand to one reader (the ends of a ladder's matches, which
+the pairing loop applies): pushing never conflicts, so a thousand matches ending at once never
+contend for the ladder document. An item stays until its reader removes it by id, after it
+has been applied: a reader that dies before removing leaves it for the next, so readers apply
+items idempotently.
 """
 
 from __future__ import annotations
@@ -36,3 +42,12 @@ class LadderStore(Protocol):
 
     def lease_holder(self, name: str, now_ms: int) -> str | None:
         """Who holds the lease ``name`` at ``now_ms``, if anyone."""
+
+    def push(self, queue: str, item: bytes) -> None:
+        """Append ``item`` to ``queue``."""
+
+    def queued(self, queue: str, count: int) -> list[tuple[str, bytes]]:
+        """The first ``count`` items of ``queue``, oldest first, each with its id."""
+
+    def unqueue(self, queue: str, ids: list[str]) -> None:
+        """Remove these items (ids already gone are ignored)."""

@@ -1,4 +1,4 @@
-"""The ladders of the file store: two tables in the matches' SQLite file, written through its
+"""The ladders of the file store: three tables in the matches' SQLite file, written through its
 transactions, so every worker sharing the file sees them and they survive ``kill -9``."""
 
 from __future__ import annotations
@@ -16,6 +16,12 @@ CREATE TABLE IF NOT EXISTS ladder_leases (
     holder TEXT NOT NULL,
     until_ms INTEGER NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ladder_queue (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    queue TEXT NOT NULL,
+    item BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ladder_queue_order ON ladder_queue (queue, id);
 """
 
 
@@ -67,3 +73,18 @@ class FileLadders:
                 "SELECT holder FROM ladder_leases WHERE name = ? AND until_ms > ?", (name, now_ms)
             ).fetchone()
         return row[0] if row else None
+
+    def push(self, queue: str, item: bytes) -> None:
+        with self._store.transaction(write=True) as db:
+            db.execute("INSERT INTO ladder_queue (queue, item) VALUES (?, ?)", (queue, item))
+
+    def queued(self, queue: str, count: int) -> list[tuple[str, bytes]]:
+        with self._store.transaction(write=False) as db:
+            rows = db.execute(
+                "SELECT id, item FROM ladder_queue WHERE queue = ? ORDER BY id LIMIT ?", (queue, count)
+            ).fetchall()
+        return [(str(row[0]), bytes(row[1])) for row in rows]
+
+    def unqueue(self, queue: str, ids: list[str]) -> None:
+        with self._store.transaction(write=True) as db:
+            db.executemany("DELETE FROM ladder_queue WHERE id = ? AND queue = ?", [(int(i), queue) for i in ids])

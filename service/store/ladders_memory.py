@@ -12,6 +12,8 @@ class MemoryLadders:
         self._lock = threading.Lock()
         self._documents: dict[str, tuple[int, bytes]] = {}
         self._leases: dict[str, tuple[str, int]] = {}
+        self._queues: dict[str, dict[int, bytes]] = {}
+        self._pushed = 0
 
     def get(self, key: str) -> tuple[int, bytes] | None:
         with self._lock:
@@ -41,3 +43,19 @@ class MemoryLadders:
         with self._lock:
             current = self._leases.get(name)
             return current[0] if current is not None and current[1] > now_ms else None
+
+    def push(self, queue: str, item: bytes) -> None:
+        with self._lock:
+            self._pushed += 1
+            self._queues.setdefault(queue, {})[self._pushed] = item
+
+    def queued(self, queue: str, count: int) -> list[tuple[str, bytes]]:
+        with self._lock:
+            items = list(self._queues.get(queue, {}).items())[:count]
+        return [(str(item_id), item) for item_id, item in items]
+
+    def unqueue(self, queue: str, ids: list[str]) -> None:
+        with self._lock:
+            items = self._queues.get(queue, {})
+            for item_id in ids:
+                items.pop(int(item_id), None)

@@ -2,7 +2,8 @@
 
     ld:{<key>}        hash    v = version, b = body
     ldk               zset    every document key (score 0, read in lexical order)
-    lease:{<name>}    string  the holder, expiring when the lease lapses
+    lease:{<name>}    hash    h = the holder, u = until (ms), expiring when the lease lapses
+    ldq:{<queue>}     stream  the queue's items (field b), removed by id
 
 Each document is one key, so its compare-and-set is one Lua script on one node, a cluster
 included; the key index is written after the document and only lists (a hint, as the
@@ -79,3 +80,14 @@ class RedisLadders:
         found: Any = _failsafe(lambda: self._redis.hmget(f"lease:{{{name}}}", ["h", "u"]))
         holder, until = found
         return holder.decode() if holder is not None and until is not None and int(until) > now_ms else None
+
+    def push(self, queue: str, item: bytes) -> None:
+        _failsafe(lambda: self._redis.xadd(f"ldq:{{{queue}}}", {"b": item}))
+
+    def queued(self, queue: str, count: int) -> list[tuple[str, bytes]]:
+        found: Any = _failsafe(lambda: self._redis.xrange(f"ldq:{{{queue}}}", count=count))
+        return [(entry_id.decode(), bytes(fields[b"b"])) for entry_id, fields in found]
+
+    def unqueue(self, queue: str, ids: list[str]) -> None:
+        if ids:
+            _failsafe(lambda: self._redis.xdel(f"ldq:{{{queue}}}", *ids))

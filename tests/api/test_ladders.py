@@ -38,9 +38,9 @@ def no_ladders_yet(store_kind: str, request: pytest.FixtureRequest) -> None:
 
 
 def forget_ladders(redis_url: str) -> None:
-    """Drop every ladder document and lease of the Redis at ``redis_url``."""
+    """Drop every ladder document, queue and lease of the Redis at ``redis_url``."""
     client = redis.Redis.from_url(redis_url)
-    client.delete(*client.scan_iter("ld:*"), *client.scan_iter("lease:*"), "ldk")
+    client.delete(*client.scan_iter("ld:*"), *client.scan_iter("ldq:*"), *client.scan_iter("lease:*"), "ldk")
 
 
 def _register(client: Any, owner: str) -> tuple[str, str]:
@@ -146,6 +146,8 @@ def test_a_new_bot_plays_a_validation_match_against_the_house_random_bot_first(c
     match = client.get(f"/v1/matches/{event['match_id']}").get_json()
     assert match["house"] == [{"seat": 1 - event["seat"], "bot": "random"}]
     resign(client, event)
+    assert app.extensions["ladders"].ladder("duel").live, "the end waits for the next pass"
+    app.extensions["ladders"].tick()
     board = client.get("/v1/ladders/duel/leaderboard").get_json()
     (row,) = board["rows"]
     assert row["bot"] == name and row["games"] == 1 and row["wins"] == 0 and row["validated"] is True
@@ -157,7 +159,8 @@ def test_a_new_bot_plays_a_validation_match_against_the_house_random_bot_first(c
 
 def validated_bots(client: Any, app: Any, owners: list[str], **ladder: Any) -> list[tuple[str, str]]:
     """Bots of ``owners`` that joined a new ladder and passed their validation match (each
-    resigned it: a result, not a fault)."""
+    resigned it: a result, not a fault), free and online, not yet paired with each other (the
+    pass that applied the validations' ends ran while they were offline)."""
     new_ladder(client, **ladder)
     bots = [_register(client, owner) for owner in owners]
     for name, key in bots:
@@ -168,6 +171,11 @@ def validated_bots(client: Any, app: Any, owners: list[str], **ladder: Any) -> l
         (event,) = started(client, key)
         assert event["validation"] is True
         resign(client, event)
+    for name, _ in bots:
+        offline(app, name)
+    app.extensions["ladders"].tick()
+    for name, _ in bots:
+        online(app, name)
     assert all(m.validated for m in app.extensions["ladders"].ladder("duel").members.values())
     return bots
 
@@ -186,6 +194,7 @@ def test_validated_bots_are_paired_and_each_match_is_rated_once(client, app) -> 
     from service.match import Snapshot
 
     ladders.match_finished(match, Snapshot.of_match(game, match))  # heard twice: rated once
+    ladders.tick()
     board = client.get("/v1/ladders/duel/leaderboard").get_json()
     assert [r["bot"] for r in board["rows"]] == [a, b] and board["ranked_by"] == "rating"
     top, bottom = board["rows"]
@@ -222,6 +231,7 @@ def test_illegal_actions_count_once_and_suspend_past_the_threshold(client, app) 
         )
         assert answer.status_code == 422, answer.get_json()
     resign(client, event)
+    ladders.tick()
     rows = {r["bot"]: r for r in client.get("/v1/ladders/duel/leaderboard").get_json()["rows"]}
     assert rows[cheat]["faults"] == {"illegal_action": 1} and rows[fair]["faults"] == {}
     assert rows[cheat]["suspended"] == "1 faults (illegal_action) in its last 10 matches"
@@ -243,6 +253,7 @@ def test_a_suspended_bot_rejoins_only_after_the_cool_down(client, app) -> None:
     match_id = event["match_id"]
     ladders.note_illegal(match_id, event["seat"])
     resign(client, event)
+    ladders.tick()
     body = problem(client.post("/v1/ladders/duel/join", headers=bearer(a_key)), 409, "suspended")
     assert 3590 <= body["retry_after"] <= 3600
     profile = client.get(f"/v1/bots/{a}").get_json()
@@ -275,6 +286,7 @@ def test_the_game_is_ranked_by_mean_score_with_an_interval(client, app) -> None:
     online(app, name)
     app.extensions["ladders"].tick()
     resign(client, started(client, key)[-1])
+    app.extensions["ladders"].tick()
     board = client.get("/v1/ladders/duel/leaderboard").get_json()
     (row,) = board["rows"]
     assert board["ranked_by"] == "mean_score" and row["games"] == 1

@@ -74,3 +74,29 @@ def test_a_lease_has_one_holder_until_it_lapses(ladders: LadderStore) -> None:
     assert ladders.hold_lease(name, "node-b", 6000, 9000)  # lapsed: anyone takes it
     assert not ladders.hold_lease(name, "node-a", 7000, 10000)
     assert ladders.lease_holder(name, 7000) == "node-b"
+
+
+def test_a_queue_gives_its_items_in_order_until_they_are_removed(ladders: LadderStore) -> None:
+    queue = _prefix() + "q"
+    assert ladders.queued(queue, 10) == []
+    for item in (b"one", b"two", b"three"):
+        ladders.push(queue, item)
+    ladders.push(_prefix() + "other", b"elsewhere")
+    first = ladders.queued(queue, 2)
+    assert [item for _, item in first] == [b"one", b"two"]
+    assert ladders.queued(queue, 2) == first  # read again until removed
+    ladders.unqueue(queue, [first[0][0]])
+    ladders.unqueue(queue, [first[0][0]])  # removing twice changes nothing
+    assert [item for _, item in ladders.queued(queue, 10)] == [b"two", b"three"]
+    ladders.unqueue(queue, [item_id for item_id, _ in ladders.queued(queue, 10)])
+    assert ladders.queued(queue, 10) == []
+
+
+def test_pushes_from_many_threads_are_all_kept(ladders: LadderStore) -> None:
+    queue = _prefix() + "many"
+    threads = [threading.Thread(target=ladders.push, args=(queue, str(n).encode())) for n in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(int(item) for _, item in ladders.queued(queue, 100)) == list(range(16))

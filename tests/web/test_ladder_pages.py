@@ -5,6 +5,7 @@ the page in headless Chromium against ``referee serve``."""
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -42,6 +43,7 @@ def test_the_ladder_page_shows_the_board_live_matches_and_results(client, app, n
     app.extensions["ladders"].tick()
     first = started(client, bots[0][1])[-1]
     resign(client, first)
+    app.extensions["ladders"].tick()  # the pass applies the end
     playing = started(client, bots[1][1])[-1]
     html = client.get("/ladders/duel").get_data(as_text=True)
     assert f'href="/watch/{playing["match_id"]}"' in html  # live
@@ -98,8 +100,14 @@ def test_the_ladder_page_in_chromium(browser: Any, ladder_server: Server) -> Non
         assert page.locator(f"#live a[href='/watch/{match_id}']").is_visible()
         assert "validating" in page.locator(f"#leaderboard tr[data-bot='{name}']").inner_text()
         api.post(f"/v1/matches/{match_id}/resign", headers=auth(event.data["seat_token"]))
-        page.goto(f"{api.base_url}/ladders/page-test")
-        assert page.locator(f"#results a[href='/v1/matches/{match_id}/replay']").is_visible()
+        finished = page.locator(f"#results a[href='/v1/matches/{match_id}/replay']")
+        deadline = time.monotonic() + 10
+        while True:  # the next pairing pass (every quarter second) applies the end
+            page.goto(f"{api.base_url}/ladders/page-test")
+            if finished.count() or time.monotonic() > deadline:
+                break
+            time.sleep(0.25)
+        assert finished.is_visible()
         row = page.locator(f"#leaderboard tr[data-bot='{name}']").inner_text()
         assert "provisional" in row and "\t1\t0\t" in row  # one game, no win
         page.goto(f"{api.base_url}/bots/{name}")
