@@ -33,8 +33,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from http_moves import cpu_seconds, server_pids
+
 ROOT = Path(__file__).resolve().parents[1]
 ADMIN = "bench-ladder-admin-token-0123456789"
+BOTS_PER_CLIENT = 10
 
 
 def free_port() -> int:
@@ -85,11 +88,20 @@ class Ladder:
 
         self.url, self.game, self.keys = url, game, keys
         self.http = httpx.Client(base_url=url, timeout=None, limits=httpx.Limits(max_connections=4 * len(keys)))
-        self.client = RefereeClient(url, connections=4 * len(keys))
+        shared = range(0, len(keys), BOTS_PER_CLIENT)
+        self.clients = [RefereeClient(url, connections=4 * BOTS_PER_CLIENT) for _ in shared]
+        """A few bots share each client: one pool of hundreds of connections costs its users
+        more than the referee costs them (httpcore looks at every connection on each request)."""
+        self.client = self.clients[0]
         self.free_since: dict[str, float] = {}
         self.company: dict[str, bool] = {}
         """Whether another bot was free when this one became free (an opponent to pair with)."""
-        self.playing: set[str] = set()
+        self.playing: dict[str, set[str]] = {name: set() for name in keys}
+        """The matches each bot is playing: a bot plays every match it is given, as the bridge
+        does, also one that starts before its last play has read the end of the match before."""
+        self.seen: set[tuple[str, str]] = set()
+        """(bot, match) plays started, so that a stream's replay of a pending match starts no
+        second play."""
         self.delays: list[tuple[float, float, bool]] = []  # (when it arrived, delay, an opponent was free)
         self.finished: list[tuple[float, float]] = []  # (when it ended, seconds it took)
         self.drops = 0
@@ -113,10 +125,12 @@ class Ladder:
                         if not line.startswith("data: "):
                             continue
                         event = orjson.loads(line[6:])
-                        if event["type"] == "match_started" and name not in self.playing:
+                        if event["type"] == "match_started" and (name, event["match_id"]) not in self.seen:
+                            self.seen.add((name, event["match_id"]))
                             now = time.monotonic()
-                            self.delays.append((now, now - self.free_since[name], self.company[name]))
-                            self.playing.add(name)
+                            delay = 0.0 if self.playing[name] else now - self.free_since[name]
+                            self.delays.append((now, delay, self.company[name]))
+                            self.playing[name].add(event["match_id"])
                             gevent.spawn(self.play, name, event)
             except httpx.HTTPError:
                 self.drops += 1
@@ -129,34 +143,41 @@ class Ladder:
         from service.arena.players import make_player
         from service.botkit.seat import SeatPlay
 
+        playing = self.playing.setdefault(name, set())  # the direct baseline's bots are new here
+        playing.add(started["match_id"])
         began = time.monotonic()
-        SeatPlay(self.client, started, name, 30.0, threading.Event()).play(
+        client = self.clients[hash(name) % len(self.clients)]
+        SeatPlay(client, started, name, 30.0, threading.Event()).play(
             make_player("random", None, self.game, random.Random())
         )
         ended = time.monotonic()
         if started["seat"] == 0:
             self.finished.append((ended, ended - began))
-        self.playing.discard(name)
-        self._freed(name, ended)
+        playing.discard(started["match_id"])
+        if not playing:
+            self._freed(name, ended)
 
     def _freed(self, name: str, at: float) -> None:
         self.free_since[name] = at
-        self.company[name] = len(self.free_since) - len(self.playing) > 1
+        self.company[name] = sum(1 for matches in self.playing.values() if not matches) > 1
 
 
-def direct_rate(ladder: Ladder, pairs: int, seconds: float, clock: dict[str, Any]) -> float:
+def direct_play(ladder: Ladder, pairs: int, seconds: float, clock: dict[str, Any]) -> tuple[float, int]:
     """Matches per hour of the same simulated bots (one seat each, as a bridge plays it) in
     matches the benchmark creates itself, ``pairs`` at a time, for ``seconds``: no ladder, no
-    event stream."""
+    event stream; and how many were played in all (those under way at the end finish)."""
     import gevent
 
     finished: list[float] = []
+    played = 0
     deadline = time.monotonic() + seconds
 
     def pair(index: int) -> None:
+        nonlocal played
+        client = ladder.clients[index % len(ladder.clients)]
         while time.monotonic() < deadline:
             body = {"game": ladder.game, "players": 2, "clock": clock}
-            created = ladder.client.call("POST", "/v1/matches", json=body)
+            created = client.call("POST", "/v1/matches", json=body)
             tokens = {seat["seat"]: seat["token"] for seat in created["seats"]}
             plays = [
                 gevent.spawn(
@@ -174,16 +195,18 @@ def direct_rate(ladder: Ladder, pairs: int, seconds: float, clock: dict[str, Any
                 for seat in (0, 1)
             ]
             gevent.joinall(plays)
+            played += 1
             if time.monotonic() < deadline:
                 finished.append(time.monotonic())
 
     started = time.monotonic()
     gevent.joinall([gevent.spawn(pair, i) for i in range(pairs)])
-    return len(finished) / (time.monotonic() - started) * 3600
+    return len(finished) / (time.monotonic() - started) * 3600, played
 
 
-def arena_rate(url: str, game: str, matches: int, concurrency: int, clock: dict[str, Any]) -> float:
-    """Matches per hour of ``referee arena``'s runner, random against random, on ``url``."""
+def arena_play(url: str, game: str, matches: int, concurrency: int, clock: dict[str, Any]) -> tuple[float, int]:
+    """Matches per hour of ``referee arena``'s runner, random against random, on ``url``, and
+    how many it played."""
     from service.arena.client import RefereeClient
     from service.arena.runner import Plan, parse_bots, run_tournament
 
@@ -193,7 +216,8 @@ def arena_rate(url: str, game: str, matches: int, concurrency: int, clock: dict[
     records = run_tournament(client, plan)
     seconds = time.monotonic() - started
     client.close()
-    return sum(1 for r in records if r.status == "finished") / seconds * 3600
+    played = sum(1 for r in records if r.status == "finished")
+    return played / seconds * 3600, played
 
 
 def main() -> None:
@@ -234,20 +258,29 @@ def main() -> None:
         ladder = Ladder(url, args.game, keys)
         streams = [gevent.spawn(ladder.follow, name) for name in keys]
         gevent.sleep(args.warm_up)
-        start = time.monotonic()
+        pids = server_pids([node])
+        start, cpu_start = time.monotonic(), cpu_seconds(pids)
         gevent.sleep(args.seconds)
-        end = time.monotonic()
+        end, ladder_cpu = time.monotonic(), cpu_seconds(pids) - cpu_start
         assert httpx.post(f"{url}/v1/ladders/{ladder_id}/close", headers=admin, timeout=120).status_code == 200
         gevent.killall(streams)
         quiet_by = time.monotonic() + 60
-        while ladder.playing and time.monotonic() < quiet_by:  # the ladder's last matches play out
+        while any(ladder.playing.values()) and time.monotonic() < quiet_by:  # the ladder's last matches play out
             gevent.sleep(0.5)
         delays = [d for at, d, company in ladder.delays if start <= at <= end and company]
         alone = [d for at, d, company in ladder.delays if start <= at <= end and not company]
         done = [s for at, s in ladder.finished if start <= at <= end]
         ladder_rate = len(done) / (end - start) * 3600
-        direct = direct_rate(ladder, max(1, args.bots // 2), args.seconds, clock)
-        arena = arena_rate(url, args.game, max(20, len(done)), max(1, args.bots // 2), clock)
+        cpu_start = cpu_seconds(pids)
+        direct, direct_played = direct_play(ladder, max(1, args.bots // 2), args.seconds, clock)
+        direct_cpu, cpu_start = cpu_seconds(pids) - cpu_start, cpu_seconds(pids)
+        arena, arena_played = arena_play(url, args.game, max(20, len(done)), max(1, args.bots // 2), clock)
+        arena_cpu = cpu_seconds(pids) - cpu_start
+        per_match = {
+            "ladder": ladder_cpu / max(1, len(done)) * 1000,
+            "direct": direct_cpu / max(1, direct_played) * 1000,
+            "arena": arena_cpu / max(1, arena_played) * 1000,
+        }
         load = os.getloadavg()[0]
         print(
             f"{args.bots} bots, {args.game}, {args.seconds:.0f} s measured, load average {load:.1f}, "
@@ -255,13 +288,17 @@ def main() -> None:
         )
         print(
             "| matches | matches/hour | delay p50 s | delay p99 s | delay max s | no opponent free: count, p50 s "
-            "| same bots, matches made directly: matches/hour | ladder / direct | arena matches/hour | ladder / arena |"
+            "| made directly: matches/hour | arena: matches/hour "
+            "| server CPU per match, ms: ladder / direct / arena | ladder's overhead vs direct / vs arena |"
         )
         print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         print(
             f"| {len(done)} | {ladder_rate:.0f} | {percentile(delays, 0.5):.3f} | {percentile(delays, 0.99):.3f} "
             f"| {max(delays, default=float('nan')):.3f} | {len(alone)}, {percentile(alone, 0.5):.3f} "
-            f"| {direct:.0f} | {ladder_rate / direct:.3f} | {arena:.0f} | {ladder_rate / arena:.3f} |"
+            f"| {direct:.0f} | {arena:.0f} "
+            f"| {per_match['ladder']:.1f} / {per_match['direct']:.1f} / {per_match['arena']:.1f} "
+            f"| {per_match['ladder'] / per_match['direct'] - 1:+.1%} "
+            f"/ {per_match['ladder'] / per_match['arena'] - 1:+.1%} |"
         )
     finally:
         node.terminate()
