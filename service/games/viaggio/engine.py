@@ -11,6 +11,7 @@ The data lives in :mod:`.data`, the ways to pay in :mod:`.payments`, the grids i
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -122,6 +123,30 @@ ACTION_TYPES = (
 
 def _count(d: dict[str, int]) -> int:
     return sum(d.values())
+
+
+def _out_of_game(state: dict[str, Any]) -> dict[str, Any]:
+    """The cards that have left the game, all of them shown when they left: fossils lost,
+    event cards resolved or played, sea adventures turned and not kept as sightings. What
+    remains of each deck is then public as a mix, though not in its order."""
+    tasks = state["tasks"]
+    fossils = Counter(CARDS["fossils"])
+    fossils -= Counter(state["decks"]["fossil"])
+    for collection in state["fossils"]:
+        fossils -= Counter(collection)
+    for task in tasks:
+        if task["kind"] == "lamp":
+            fossils -= Counter(task["drawn"])
+    events = Counter({e["id"]: e["count"] for e in CARDS["events"]}) - Counter(state["decks"]["event"])
+    for kept in state["kept"]:
+        events -= Counter(kept)
+    turned = {t["card"] for t in tasks if t["kind"] in ("offer", "lightning")}
+    held = set(state["decks"]["adventure"]) | turned | {s for seen in state["sightings"] for s in seen}
+    return {
+        "fossils": {f: fossils[f] for f in FOSSILS},
+        "events": {e: events[e] for e in EVENTS},
+        "adventures": [a for a in ADVENTURES if a not in held],
+    }
 
 
 class Viaggio(Game[State]):
@@ -1074,7 +1099,10 @@ class Viaggio(Game[State]):
             "discards": {k: dict(d) for k, d in state["discards"].items()},
             "water_supply": state["supply"],
             "players": players,
-            "decision": self._public_task(state, seat),
+            "decision": self._public_task(state["tasks"][0], seat) if state["tasks"] else None,
+            "upcoming": [self._public_task(task, seat) for task in state["tasks"][1:]],
+            "extra_turn": state["extra_turn"],
+            "out_of_game": _out_of_game(state),
         }
         if seat is not None:
             v["seat"] = seat
@@ -1086,10 +1114,9 @@ class Viaggio(Game[State]):
             }
         return v
 
-    def _public_task(self, state: dict[str, Any], viewer: int | None) -> dict[str, Any] | None:
-        if not state["tasks"]:
-            return None
-        head = state["tasks"][0]
+    def _public_task(self, head: dict[str, Any], viewer: int | None) -> dict[str, Any]:
+        """A queued task as ``viewer`` may see it: everything but a lamp's drawn fossils, which
+        only its drawer sees; a move with its cost worked out."""
         kind = head["kind"]
         if kind == "move":
             pick = head["played"]["pickaxe"] > 0
@@ -1103,6 +1130,7 @@ class Viaggio(Game[State]):
                 "cost": self._cost(head, pick),
                 "cost_with_pickaxe": self._cost(head, True),
                 "played": dict(head["played"]),
+                "flexible": dict(head["flex"]),
                 "mix": head["mix"],
                 "springs": head["springs"],
                 "events": head["events"],
