@@ -120,6 +120,27 @@ def test_a_rivals_lamp_fossils_are_drawn_from_the_unseen_ones_and_the_drawers_ar
     assert len(drawn) > 5
 
 
+def test_fossils_returned_to_the_bottom_stay_there_but_a_rivals_lamp_returns() -> None:
+    """A lamp's returns are known to its drawer, *Possibilità favorevole*'s to everyone: in
+    every sample they lie on the bottom of the deck, as they do in the state; the cards a
+    rival's lamp returned are drawn from the unseen ones."""
+
+    def both_kinds(state: State, _seat: int, _legal: list[dict[str, Any]]) -> bool:
+        return {put["lamp"] for put in state["fossil_bottom"]} == {True, False}
+
+    state = reach(both_kinds, range(60)).state
+    bottom, deck = state["fossil_bottom"], state["decks"]["fossil"]
+    for seat in range(state["players"]):
+        known = [i for i, put in enumerate(bottom) if not put["lamp"] or put["seat"] == seat]
+        drawn = set()
+        for n in range(20):
+            sample = sample_state(GAME, GAME.view(state, seat), seat, random.Random(n))
+            assert sample["fossil_bottom"] == bottom
+            assert [sample["decks"]["fossil"][i] for i in known] == [deck[i] for i in known]
+            drawn.add(tuple(sample["decks"]["fossil"][: len(bottom)]))
+        assert (len(drawn) > 1) == (len(known) < len(bottom)), "only a rival's lamp returns are drawn"
+
+
 def test_a_move_under_way_is_rebuilt_from_its_path() -> None:
     """Rock spaces, a chasm crossed with a rope and a diagonal step with a compass: the
     engine's tallies of the move, worked out again from the path the view shows."""

@@ -2,7 +2,8 @@
 
 Public in the view: the board (explorers, raft, lava), the display, the discard piles, every
 fossil collection, water token, bonus and sighting, the hand sizes and kept-card counts, the
-deck sizes, the cards that left the game (``out_of_game``), the decision under way and every
+deck sizes, the cards that left the game (``out_of_game``) or lie returned on the bottom of the
+fossil deck (``fossil_deck_bottom``, but a rival's lamp returns), the decision under way and every
 task queued behind it (``upcoming``), and the seat's own hand and kept event cards. Hidden,
 and drawn here:
 
@@ -12,11 +13,13 @@ and drawn here:
 - the other seats' kept event cards, from the unseen event cards that are kept (the others
   are resolved at once, never held), and the event deck from the rest;
 - the fossil deck and the fossils another seat's lamp has just drawn, from the fossils not in
-  a collection and not out of the game; the adventure deck, from the adventures not yet turned.
+  a collection and not out of the game, on top of the cards returned to the deck's bottom
+  (``fossil_deck_bottom``: those a rival's lamp returned are drawn too); the adventure deck,
+  from the adventures not yet turned.
 
-A hidden part is drawn uniformly among those the view allows; what earlier play told about
-it is not used: which cards a rival drew from the display or paid, and which fossils were
-returned to the bottom of the fossil deck (the sample shuffles them in with the rest).
+A hidden part is drawn uniformly among those the view allows; what earlier play told about a
+rival's hand (a card it drew from the display, cards it could not have held when it paid) is
+not in the view, so not used.
 """
 
 from __future__ import annotations
@@ -97,6 +100,7 @@ def sample_state(game: Game[Any], view: View, seat: int, rng: random.Random) -> 
         "phase_end": (phase == 1 and "end" in explorers.values()) or (phase == 2 and view["raft"] == "end"),
         "end_reason": None,
         "tasks": tasks,
+        "fossil_bottom": [{"seat": put["seat"], "lamp": put["lamp"]} for put in view["fossil_deck_bottom"]],
     }
 
 
@@ -152,9 +156,12 @@ def _kept_and_event_deck(view: View, seat: int, rng: random.Random) -> tuple[lis
 
 def _fossils_unseen(view: View, rng: random.Random) -> tuple[list[str], list[str] | None]:
     """The fossil deck, and the fossils a lamp has just drawn when they are another seat's
-    (a lamp is only ever the decision under way): from the fossils not in a collection, not
-    out of the game and not shown to the seat by its own lamp."""
+    (a lamp is only ever the decision under way): the returned cards the seat knows stay on
+    the bottom of the deck, the rest comes from the fossils not in a collection, not out of
+    the game, not known to lie on the bottom and not shown to the seat by its own lamp."""
+    bottom = view["fossil_deck_bottom"]
     seen = Counter(view["out_of_game"]["fossils"])
+    seen += Counter(put["fossil"] for put in bottom if put["fossil"] is not None)
     for player in view["players"]:
         seen += Counter(player["fossils"])
     decision = view["decision"]
@@ -163,9 +170,13 @@ def _fossils_unseen(view: View, rng: random.Random) -> tuple[list[str], list[str
         seen += Counter(lamp["drawn"])
     unseen = _unseen(dict(CARDS["fossils"]), seen)
     rng.shuffle(unseen)
-    if lamp is None or "drawn" in lamp:
-        return unseen, None
-    return unseen[lamp["drawn_count"] :], unseen[: lamp["drawn_count"]]
+    lamp_drawn = None
+    if lamp is not None and "drawn" not in lamp:
+        lamp_drawn, unseen = unseen[: lamp["drawn_count"]], unseen[lamp["drawn_count"] :]
+    known = []
+    for put in bottom:  # a rival's lamp returned a card the seat has not seen
+        known.append(put["fossil"] if put["fossil"] is not None else unseen.pop())
+    return known + unseen, lamp_drawn
 
 
 def _adventure_deck(view: View, tasks: list[Task], rng: random.Random) -> list[str]:

@@ -205,7 +205,13 @@ class Viaggio(Game[State]):
             "phase_end": False,
             "end_reason": None,
             "tasks": [{"kind": "turn", "seat": 0}],
+            "fossil_bottom": [],
         }
+
+    def upgrade_state(self, stored: State) -> State:
+        """States stored before ``fossil_bottom`` kept no record of the returned fossils: read
+        as if none were returned (their seats lose that memory, nothing else changes)."""
+        return stored if "fossil_bottom" in stored else {**stored, "fossil_bottom": []}
 
     # ------------------------------------------------------------------ whose decision
 
@@ -581,7 +587,7 @@ class Viaggio(Game[State]):
                 tasks.pop(0)
         elif kind == "lamp":
             head["drawn"].remove(action["fossil"])
-            state["decks"]["fossil"].insert(0, action["fossil"])
+            self._return_fossil(state, seat, action["fossil"], lamp=True)
             head["back"] -= 1
             events.append({"type": "lamp_returned", "seat": seat, "fossil": action["fossil"], "to": [seat]})
             events.append({"type": "lamp_returned", "seat": seat})
@@ -591,7 +597,7 @@ class Viaggio(Game[State]):
         elif kind == "favorable":
             if typ == "return_fossil":
                 state["fossils"][seat][action["fossil"]] -= 1
-                state["decks"]["fossil"].insert(0, action["fossil"])
+                self._return_fossil(state, seat, action["fossil"], lamp=False)
                 head["returned"] += 1
                 events.append({"type": "fossil_returned", "seat": seat, "fossil": action["fossil"]})
             if typ == "keep_fossils" or head["returned"] >= 3:
@@ -667,7 +673,17 @@ class Viaggio(Game[State]):
 
     def _draw_fossils(self, state: dict[str, Any], n: int) -> list[str]:
         deck = state["decks"]["fossil"]
-        return [deck.pop() for _ in range(min(n, len(deck)))]
+        drawn = [deck.pop() for _ in range(min(n, len(deck)))]
+        del state["fossil_bottom"][len(deck) :]
+        return drawn
+
+    @staticmethod
+    def _return_fossil(state: dict[str, Any], seat: int, fossil: str, *, lamp: bool) -> None:
+        """Put ``fossil`` on the bottom of the deck. ``fossil_bottom`` keeps, bottom first, who
+        put each returned card still in the deck there and how: *Possibilità favorevole* in
+        sight of all, a lamp in sight of its drawer only; so each seat knows those cards."""
+        state["decks"]["fossil"].insert(0, fossil)
+        state["fossil_bottom"].insert(0, {"seat": seat, "lamp": lamp})
 
     def _pay_explorer(self, state: dict[str, Any], seat: int, colours: list[str]) -> None:
         for c in colours:
@@ -1103,6 +1119,10 @@ class Viaggio(Game[State]):
             "upcoming": [self._public_task(task, seat) for task in state["tasks"][1:]],
             "extra_turn": state["extra_turn"],
             "out_of_game": _out_of_game(state),
+            "fossil_deck_bottom": [
+                {**put, "fossil": state["decks"]["fossil"][i] if not put["lamp"] or put["seat"] == seat else None}
+                for i, put in enumerate(state["fossil_bottom"])
+            ],
         }
         if seat is not None:
             v["seat"] = seat
