@@ -11,6 +11,7 @@ The data lives in :mod:`.data`, the ways to pay in :mod:`.payments`, the grids i
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -124,6 +125,30 @@ def _count(d: dict[str, int]) -> int:
     return sum(d.values())
 
 
+def _out_of_game(state: dict[str, Any]) -> dict[str, Any]:
+    """The cards that have left the game, all of them shown when they left: fossils lost,
+    event cards resolved or played, sea adventures turned and not kept as sightings. What
+    remains of each deck is then public as a mix, though not in its order."""
+    tasks = state["tasks"]
+    fossils = Counter(CARDS["fossils"])
+    fossils -= Counter(state["decks"]["fossil"])
+    for collection in state["fossils"]:
+        fossils -= Counter(collection)
+    for task in tasks:
+        if task["kind"] == "lamp":
+            fossils -= Counter(task["drawn"])
+    events = Counter({e["id"]: e["count"] for e in CARDS["events"]}) - Counter(state["decks"]["event"])
+    for kept in state["kept"]:
+        events -= Counter(kept)
+    turned = {t["card"] for t in tasks if t["kind"] in ("offer", "lightning")}
+    held = set(state["decks"]["adventure"]) | turned | {s for seen in state["sightings"] for s in seen}
+    return {
+        "fossils": {f: fossils[f] for f in FOSSILS},
+        "events": {e: events[e] for e in EVENTS},
+        "adventures": [a for a in ADVENTURES if a not in held],
+    }
+
+
 class Viaggio(Game[State]):
     id = GAME_ID
     title = "Viaggio al centro della terra"
@@ -180,7 +205,13 @@ class Viaggio(Game[State]):
             "phase_end": False,
             "end_reason": None,
             "tasks": [{"kind": "turn", "seat": 0}],
+            "fossil_bottom": [],
         }
+
+    def upgrade_state(self, stored: State) -> State:
+        """States stored before ``fossil_bottom`` kept no record of the returned fossils: read
+        as if none were returned (their seats lose that memory, nothing else changes)."""
+        return stored if "fossil_bottom" in stored else {**stored, "fossil_bottom": []}
 
     # ------------------------------------------------------------------ whose decision
 
@@ -556,7 +587,7 @@ class Viaggio(Game[State]):
                 tasks.pop(0)
         elif kind == "lamp":
             head["drawn"].remove(action["fossil"])
-            state["decks"]["fossil"].insert(0, action["fossil"])
+            self._return_fossil(state, seat, action["fossil"], lamp=True)
             head["back"] -= 1
             events.append({"type": "lamp_returned", "seat": seat, "fossil": action["fossil"], "to": [seat]})
             events.append({"type": "lamp_returned", "seat": seat})
@@ -566,7 +597,7 @@ class Viaggio(Game[State]):
         elif kind == "favorable":
             if typ == "return_fossil":
                 state["fossils"][seat][action["fossil"]] -= 1
-                state["decks"]["fossil"].insert(0, action["fossil"])
+                self._return_fossil(state, seat, action["fossil"], lamp=False)
                 head["returned"] += 1
                 events.append({"type": "fossil_returned", "seat": seat, "fossil": action["fossil"]})
             if typ == "keep_fossils" or head["returned"] >= 3:
@@ -642,7 +673,17 @@ class Viaggio(Game[State]):
 
     def _draw_fossils(self, state: dict[str, Any], n: int) -> list[str]:
         deck = state["decks"]["fossil"]
-        return [deck.pop() for _ in range(min(n, len(deck)))]
+        drawn = [deck.pop() for _ in range(min(n, len(deck)))]
+        del state["fossil_bottom"][len(deck) :]
+        return drawn
+
+    @staticmethod
+    def _return_fossil(state: dict[str, Any], seat: int, fossil: str, *, lamp: bool) -> None:
+        """Put ``fossil`` on the bottom of the deck. ``fossil_bottom`` keeps, bottom first, who
+        put each returned card still in the deck there and how: *Possibilità favorevole* in
+        sight of all, a lamp in sight of its drawer only; so each seat knows those cards."""
+        state["decks"]["fossil"].insert(0, fossil)
+        state["fossil_bottom"].insert(0, {"seat": seat, "lamp": lamp})
 
     def _pay_explorer(self, state: dict[str, Any], seat: int, colours: list[str]) -> None:
         for c in colours:
@@ -1074,7 +1115,14 @@ class Viaggio(Game[State]):
             "discards": {k: dict(d) for k, d in state["discards"].items()},
             "water_supply": state["supply"],
             "players": players,
-            "decision": self._public_task(state, seat),
+            "decision": self._public_task(state["tasks"][0], seat) if state["tasks"] else None,
+            "upcoming": [self._public_task(task, seat) for task in state["tasks"][1:]],
+            "extra_turn": state["extra_turn"],
+            "out_of_game": _out_of_game(state),
+            "fossil_deck_bottom": [
+                {**put, "fossil": state["decks"]["fossil"][i] if not put["lamp"] or put["seat"] == seat else None}
+                for i, put in enumerate(state["fossil_bottom"])
+            ],
         }
         if seat is not None:
             v["seat"] = seat
@@ -1086,10 +1134,9 @@ class Viaggio(Game[State]):
             }
         return v
 
-    def _public_task(self, state: dict[str, Any], viewer: int | None) -> dict[str, Any] | None:
-        if not state["tasks"]:
-            return None
-        head = state["tasks"][0]
+    def _public_task(self, head: dict[str, Any], viewer: int | None) -> dict[str, Any]:
+        """A queued task as ``viewer`` may see it: everything but a lamp's drawn fossils, which
+        only its drawer sees; a move with its cost worked out."""
         kind = head["kind"]
         if kind == "move":
             pick = head["played"]["pickaxe"] > 0
@@ -1103,6 +1150,7 @@ class Viaggio(Game[State]):
                 "cost": self._cost(head, pick),
                 "cost_with_pickaxe": self._cost(head, True),
                 "played": dict(head["played"]),
+                "flexible": dict(head["flex"]),
                 "mix": head["mix"],
                 "springs": head["springs"],
                 "events": head["events"],

@@ -24,7 +24,8 @@ SWAPPABLE_KEPT = (MIX, FLEX, LUCK)  # Permanenza in liquido plays itself at the 
 
 
 def other_hand(state: dict, seat: int, rnd: random.Random) -> dict:
-    """``state`` with ``seat``'s hidden hand replaced by another of the same sizes."""
+    """``state`` with ``seat``'s hidden hand replaced by another of the same sizes; a kept
+    event card changed trades places with one of the event deck."""
     out = copy.deepcopy(state)
     hand = out["hands"][seat]
     for part, names in (("explorer", COLOURS), ("equipment", EQUIP)):
@@ -33,8 +34,25 @@ def other_hand(state: dict, seat: int, rnd: random.Random) -> dict:
         for _ in range(total):
             counts[rnd.choice(names)] += 1
         hand[part] = counts
-    out["kept"][seat] = [k if k == LIQUID else rnd.choice(SWAPPABLE_KEPT) for k in out["kept"][seat]]
+    deck = out["decks"]["event"]
+    reach = len(deck) - _event_cards_drawn_next(out)
+    for i, card in enumerate(out["kept"][seat]):
+        wanted = card if card == LIQUID else rnd.choice(SWAPPABLE_KEPT)
+        # Trade places with the deck's deepest card of that kind, out of this action's reach:
+        # the cards out of the game are public, so the kept cards and the deck hold the rest.
+        where = next((j for j, other in enumerate(deck[:reach]) if other == wanted != card), None)
+        if where is not None:
+            deck[where], out["kept"][seat][i] = card, wanted
     return out
+
+
+def _event_cards_drawn_next(state: dict) -> int:
+    """The most event cards the next action can turn: those of the move under way or of the
+    event cards still to turn this turn."""
+    head = state["tasks"][0]
+    if head["kind"] == "move":
+        return int(head["events"])
+    return sum(int(t["n"]) for t in state["tasks"] if t["kind"] == "events")
 
 
 def observed(state: dict, viewer: int, events: list | None = None) -> tuple:

@@ -101,6 +101,9 @@ def test_legal_lists_stay_small_and_views_never_leak() -> None:
         other = copy.deepcopy(st)
         for deck in other["decks"].values():
             deck.reverse()
+        # ...but the fossils returned to the bottom are known to be there.
+        fossils, returned = other["decks"]["fossil"], len(st["fossil_bottom"])
+        fossils[:] = st["decks"]["fossil"][:returned] + fossils[: len(fossils) - returned]
         for s in (1, 2):
             hand = other["hands"][s]["explorer"]
             total = sum(hand.values())
@@ -748,3 +751,11 @@ def test_game_description_is_complete() -> None:
     assert entry["id"] == "viaggio-al-centro-della-terra" and entry["options"] == []
     assert {"draw", "choose", "step", "play_equipment", "finish", "discover"} <= set(entry["action_types"])
     orjson.dumps(entry)
+
+
+def test_a_state_stored_before_the_returned_fossils_were_kept_reads_as_none_returned() -> None:
+    stored = fresh(2)
+    del stored["fossil_bottom"]
+    upgraded = GAME.upgrade_state(stored)
+    assert upgraded["fossil_bottom"] == [] and GAME.view(upgraded, 0)["fossil_deck_bottom"] == []
+    assert GAME.upgrade_state(fresh(2)) == fresh(2), "today's states pass through"
