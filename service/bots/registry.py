@@ -3,10 +3,11 @@ the names levels 1 and 2 had first.
 
 - level 1: :class:`~service.bots.random_bot.RandomBot`;
 - level 2: the game's heuristic bot, in its own module under ``service.bots``;
-- levels 3-5: one search (:mod:`service.bots.search`) with a growing budget per decision,
-  playing on states drawn by the game's sampler, ``service.bots.samplers.<module>``, where
-  ``<module>`` is the basename of the game's heuristic bot module. A game whose sampler
-  module does not exist has no levels 3-5 (:func:`make_bot` says so).
+- levels 3-5: one search (:mod:`service.bots.search`) around the heuristic bot with a growing
+  budget per decision, playing on states drawn by the game's sampler,
+  ``service.bots.samplers.<module>``, where ``<module>`` is the basename of the game's
+  heuristic bot module. A game whose sampler module does not exist has no levels 3-5
+  (:func:`make_bot` says so).
 
 :data:`HEURISTIC_BOTS` is the only table naming the games' bots, so the arena runner and the
 house seats find a game's bot without importing every game's bot up front.
@@ -32,12 +33,13 @@ HEURISTIC_BOTS: dict[str, tuple[str, str]] = {
 """Game id -> (module, class) of the game's heuristic bot."""
 
 SEARCH_BUDGETS: dict[str, Budget] = {
-    "level3": Budget(iterations=50, seconds=0.1),
-    "level4": Budget(iterations=200, seconds=0.35),
-    "level5": Budget(iterations=800, seconds=1.0),
+    "level3": Budget(iterations=16, seconds=0.1, candidates=2),
+    "level4": Budget(iterations=64, seconds=0.35, candidates=3),
+    "level5": Budget(iterations=256, seconds=1.0, candidates=4),
 }
-"""The search levels' budgets per decision: the iterations rule wherever they fit in the time
-(docs/bots.md says where that is)."""
+"""The search levels' budgets per decision: rollouts and the moves they compare (the heuristic's
+and its next choices). The rollouts rule wherever they fit in the time; on the test machine
+that is only near the end of a match (docs/levels.md says where)."""
 
 THINKING_MARGIN_MS = 250
 """What a search keeps of its seat's clock for sending and committing its move (a house seat,
@@ -82,6 +84,13 @@ def is_search(name: str) -> bool:
     return name in SEARCH_BUDGETS
 
 
+def heuristic_bot(game_id: str) -> Bot:
+    """A fresh instance of the game's heuristic bot (level 2, and the search's rollout policy)."""
+    module, cls = HEURISTIC_BOTS[game_id]
+    bot: Bot = getattr(importlib.import_module(module), cls)()
+    return bot
+
+
 def make_bot(game_id: str, name: str, *, within_s: float | None = None) -> Bot:
     """A fresh bot called ``name`` for ``game_id``; a search level stops after ``within_s``
     seconds at the latest, when given (a house seat's clock).
@@ -93,9 +102,7 @@ def make_bot(game_id: str, name: str, *, within_s: float | None = None) -> Bot:
     if level == "level1":
         return RandomBot()
     if level == "level2":
-        module, cls = HEURISTIC_BOTS[game_id]
-        bot: Bot = getattr(importlib.import_module(module), cls)()
-        return bot
+        return heuristic_bot(game_id)
     if level in SEARCH_BUDGETS:
-        return SearchBot(games()[game_id], sampler_of(game_id), SEARCH_BUDGETS[level], within_s)
+        return SearchBot(games()[game_id], sampler_of(game_id), heuristic_bot(game_id), SEARCH_BUDGETS[level], within_s)
     raise KeyError(name)

@@ -1,106 +1,95 @@
-"""The search behind levels 3-5: information-set Monte Carlo tree search over the engine contract.
+"""The search behind levels 3-5: the game's heuristic bot, improved by playing its options out.
 
 The bot is handed what every bot is handed, its seat's view and legal actions, and never a
-state: each iteration asks the game's sampler (:mod:`service.bots.samplers`) for a full state
-the seat cannot tell apart from the real one, its hidden parts drawn at random, and plays one
-descent of a single shared tree on it. This is single-observer ISMCTS (Cowling, Powley and
-Whitehouse, 2012): a node is a sequence of (seat, action) choices from the root, so one tree
-gathers the statistics of every sampled world, and selection only considers the children the
-current sample allows (UCB1 with availability counts instead of the parent's visits).
+state. It starts from the move the game's heuristic bot (level 2) would make and asks whether
+another move does better when the match is played on from it. Each **world** is a full state
+the seat cannot tell apart from the real one, drawn by the game's sampler
+(:mod:`service.bots.samplers`) with everything hidden at random; on it every candidate move is
+played, then the heuristic bot plays every seat on from it. This is rollout
+policy improvement (Bertsekas and Castañon 1999; Tesauro and Galperin's on-line rollouts):
+choosing the move whose heuristic continuation scores best improves on the heuristic itself,
+as far as the sampled worlds tell the truth.
 
-Choices made along the way:
+Choices made along the way, and why:
 
-- **Rollouts are uniformly random** from the first new node to the end of the match. The
-  heuristic bots play far better but cost 20-150 ms a match (they recompute a view at every
-  step), which would leave level 3 a handful of iterations; random rollouts cost 0.5-40 ms a
-  match, depending on the game.
-- **Several seats owing a decision at once** (simultaneous or out-of-turn decisions) are put
-  in an order at random in each descent: one of them moves, the others then choose with that
-  move already made. The bot's own seat always moves first at the root.
-- **Rewards** come from the outcome: ``(n - rank) / (n - 1)`` for each seat of a competitive
-  game (1 for the winner, 0 for the last); in a cooperative game every seat shares
-  ``-score`` (a cooperative score is a cost: The Game's cards left), normalised to [0, 1]
-  over the scores the search has seen so far, so UCB's exploration term keeps its scale.
-- **The move played** is the root child visited most (the first of the legal list on a tie).
-- **Budgets:** a level is an iteration budget, which makes a level the same on any machine and
-  a decision reproducible under the seed of the ``rng`` handed to :meth:`SearchBot.choose`; a
-  time cap stops the search earlier when the iterations take too long (a slow game, a busy
-  machine, or a house seat's clock running low), and only then does the machine's speed show.
+- **The heuristic's move stands unless the evidence overturns it.** Every world plays the
+  heuristic's move and each challenger from the same sample, with the same engine chance and
+  the same seed for the bots' choices (common random numbers), so a challenger is judged by
+  its reward *difference* on each world. It replaces the heuristic's move only when its mean
+  difference is positive by :data:`Z` standard errors over at least :data:`MIN_WORLDS` worlds.
+  With too little time for that, the search plays the heuristic's move: level 3 is never
+  worse than level 2 by much, and more budget can only find more moves that are better on
+  evidence.
+- **Challengers are the heuristic's next choices.** A bot that can order its options
+  (a ``ranked(view, legal)`` method, The Game's) names them; any other is asked again with its
+  earlier picks withheld, and once it repeats itself or answers with a move outside the list
+  the rest come in a seeded random order. A level fixes how many moves compete.
+- **Rollouts are the heuristic bot's whole matches**, not random moves: random continuations
+  say little about a move's worth (searches with them lost to level 2 in every game
+  measured). A heuristic decision costs about a millisecond, a whole match of them 20-150 ms
+  (Halunken und Spelunken's the least), so early in a long match the time cap ends the
+  search before enough worlds are played, and the heuristic's move is played. Rollouts cut
+  short and scored by The Game's heuristic judgement of a position (the risk of each card
+  left) overturned good moves on false evidence, so rollouts run to the end of the match.
+- **Rewards** come from the outcome: ``(n - rank) / (n - 1)`` for a competitive game (1 for
+  the winner, 0 for the last); in a cooperative game (The Game) minus the score, the cards left.
+- **Several seats owing a decision at once** in a rollout: one of them, drawn with the world's
+  seed, moves first. The bot's own seat always moves first at the root.
+- **Budgets:** a level is an iteration budget (rollouts) and a number of candidates, which
+  makes a level the same on any machine and a decision reproducible under the seed of the
+  ``rng`` handed to :meth:`SearchBot.choose`; a time cap stops the search earlier when the
+  rollouts take too long (a long match still ahead, a busy machine, a house seat's clock
+  running low), and only then does the machine's speed show. A world cut short by the cap
+  does not count.
 """
 
 from __future__ import annotations
 
 import math
 import random
+import statistics
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
 
+from service.bots.base import Bot
 from service.engine import Action, Game, Rng, State, View
 
 Sampler = Callable[[Game[Any], View, int, random.Random], State]
 """``sample_state(game, view, seat, rng)`` of a game's sampler module."""
 
-EXPLORATION = math.sqrt(2)
-"""UCB1's exploration constant for rewards in [0, 1]."""
+MIN_WORLDS = 4
+"""Worlds a challenger must have been played on before it may replace the heuristic's move."""
+
+ROLLOUT_DECISIONS = 2000
+"""A rollout still going after this many decisions is dropped with its world: the heuristic
+bots can play on forever against each other (two Halunken und Spelunken captains outbidding
+each other with the same cards), and a search must end on its iteration budget alone."""
+
+Z = 1.64
+"""How many standard errors a challenger's mean reward difference must stay above zero (one
+sided, 95%) to replace the heuristic's move."""
 
 
 @dataclass(frozen=True)
 class Budget:
-    """How long one decision may search: ``iterations`` descents, and never past ``seconds``."""
+    """How long one decision may search: at most ``iterations`` rollouts, never past
+    ``seconds``, over ``candidates`` moves (the heuristic's and its next choices)."""
 
     iterations: int
     seconds: float
+    candidates: int
 
 
-class _Node:
-    """One (seat, action) choice after its parent's, with the statistics of the descents
-    through it: ``total`` is the reward of ``actor`` summed over ``visits``; ``available``
-    counts the descents in which its parent was reached and this choice was legal."""
-
-    __slots__ = ("actor", "action", "children", "visits", "available", "total")
-
-    def __init__(self, actor: int, action: Action | None) -> None:
-        self.actor = actor
-        self.action = action
-        self.children: dict[tuple[int, bytes], _Node] = {}
-        self.visits = 0
-        self.available = 0
-        self.total = 0.0
+class _OutOfTime(Exception):
+    """The time cap came in the middle of a world."""
 
 
-class _Rewards:
-    """Outcome -> reward of each seat, in [0, 1] (see the module docstring)."""
-
-    def __init__(self, cooperative: bool) -> None:
-        self.cooperative = cooperative
-        self.low = math.inf
-        self.high = -math.inf
-
-    def of(self, game: Game[Any], state: State) -> list[float]:
-        outcome = game.outcome(state)
-        assert outcome is not None, "rollouts end at the end of the match"
-        if self.cooperative:
-            value = -sum(outcome["scores"]) / len(outcome["scores"])
-            self.low, self.high = min(self.low, value), max(self.high, value)
-            return [value] * len(outcome["scores"])
-        players = len(outcome["ranks"])
-        return [(players - rank) / max(1, players - 1) for rank in outcome["ranks"]]
-
-    def ucb(self, node: _Node) -> float:
-        """UCB1 of a visited node, its mean reward scaled to [0, 1] and its exploration term
-        counted over the descents in which it was available."""
-        mean = node.total / node.visits
-        if self.cooperative:
-            mean = 0.5 if self.high <= self.low else (mean - self.low) / (self.high - self.low)
-        return mean + EXPLORATION * math.sqrt(math.log(node.available) / node.visits)
-
-
-def _key(actor: int, action: Action) -> tuple[int, bytes]:
-    return actor, orjson.dumps(action, option=orjson.OPT_SORT_KEYS)
+class _Endless(Exception):
+    """A rollout passed :data:`ROLLOUT_DECISIONS`."""
 
 
 def seat_of(view: View) -> int:
@@ -112,9 +101,35 @@ def seat_of(view: View) -> int:
     return seat
 
 
+def candidates(
+    policy: Bot, view: View, legal: list[Action], count: int, rng: random.Random, stop_at: float = math.inf
+) -> list[Action]:
+    """The heuristic's move first, then up to ``count - 1`` challengers, best first by the
+    heuristic's own judgement as far as it gives one (see the module docstring); only the
+    heuristic's move once the clock passes ``stop_at`` (no time is left to try another)."""
+    first = policy.choose(view, legal, rng)
+    if time.monotonic() >= stop_at:
+        return [first]
+    ranked = getattr(policy, "ranked", None)
+    if ranked is not None:
+        order: list[Action] = [first, *(a for a in ranked(view, legal) if a != first)]
+        return order[:count]
+    order = [first]
+    rest = [a for a in legal if a != first]
+    while rest and len(order) < count and time.monotonic() < stop_at:
+        pick = policy.choose(view, rest, rng)
+        if pick not in rest:
+            break
+        order.append(pick)
+        rest.remove(pick)
+    rng.shuffle(rest)
+    return [*order, *rest][:count]
+
+
 def search(
     game: Game[Any],
     sample: Sampler,
+    policy: Bot,
     view: View,
     legal: list[Action],
     budget: Budget,
@@ -123,73 +138,92 @@ def search(
     """The action of ``legal`` the search prefers for the seat of ``view``.
 
     Only ``view`` and ``legal`` describe the match: hidden parts come from ``sample``, and all
-    chance (samples, engine dice, rollouts, ties among simultaneous seats) from ``rng``.
+    chance (samples, engine dice, the bots' choices) from ``rng``.
     """
     if len(legal) == 1:
         return legal[0]
     seat = seat_of(view)
     stop_at = time.monotonic() + budget.seconds
-    root = _Node(seat, None)
-    rewards = _Rewards(game.cooperative)
-    for _ in range(budget.iterations):
-        if time.monotonic() >= stop_at:
+    moves = candidates(policy, view, legal, budget.candidates, rng, stop_at)
+    if len(moves) == 1:
+        return moves[0]
+    differences: list[list[float]] = [[] for _ in moves[1:]]
+    for _ in range(budget.iterations // len(moves)):
+        world = orjson.dumps(sample(game, view, seat, rng))
+        chance, seed = rng.getrandbits(64).to_bytes(8, "big"), rng.getrandbits(64)
+        try:
+            rewards = [
+                _rollout(game, policy, orjson.loads(world), seat, move, Rng(chance), random.Random(seed), stop_at)
+                for move in moves
+            ]
+        except _OutOfTime:
             break
-        _descend(game, sample(game, view, seat, rng), root, seat, legal, rewards, rng)
-    keys = [_key(seat, action) for action in legal]
-    visits = [root.children[k].visits if k in root.children else 0 for k in keys]
-    if not any(visits):
-        return rng.choice(legal)  # no time for a single descent
-    return legal[visits.index(max(visits))]
+        except _Endless:
+            continue
+        for i, reward in enumerate(rewards[1:]):
+            differences[i].append(reward - rewards[0])
+    return moves[overturning(differences) + 1]
 
 
-def _descend(
+def overturning(differences: list[list[float]]) -> int:
+    """The index in ``moves`` less one of the challenger whose reward difference over the
+    heuristic's move is positive on evidence and largest on average; -1 (the heuristic's
+    move) when none is."""
+    best, best_mean = -1, 0.0
+    for i, diffs in enumerate(differences):
+        if len(diffs) < MIN_WORLDS:
+            continue
+        mean = statistics.fmean(diffs)
+        if mean - Z * statistics.stdev(diffs) / math.sqrt(len(diffs)) > 0 and mean > best_mean:
+            best, best_mean = i, mean
+    return best
+
+
+def _rollout(
     game: Game[Any],
+    policy: Bot,
     state: State,
-    root: _Node,
     seat: int,
-    legal: list[Action],
-    rewards: _Rewards,
-    rng: random.Random,
-) -> None:
-    """One ISMCTS iteration on a sampled ``state``: select, expand one node, roll out, back up."""
-    chance = Rng(rng.getrandbits(64).to_bytes(8, "big"))
-    node, path = root, [root]
-    while to_act := game.to_act(state):
-        actor = seat if node is root else rng.choice(to_act)
-        choices = legal if node is root else game.legal_actions(state, actor)
-        keyed = [(_key(actor, action), action) for action in choices]
-        untried = [(k, a) for k, a in keyed if k not in node.children]
-        for k, _ in keyed:
-            if k in node.children:
-                node.children[k].available += 1
-        if untried:
-            k, action = rng.choice(untried)
-            child = node.children[k] = _Node(actor, action)
-            child.available = 1
-            state, _ = game.perform(state, actor, action, chance)
-            path.append(child)
+    move: Action,
+    chance: Rng,
+    chooser: random.Random,
+    stop_at: float,
+) -> float:
+    """``seat``'s reward after playing ``move`` on ``state`` and the heuristic for every
+    seat to the end of the match."""
+    state, _ = game.perform(state, seat, move, chance)
+    for _ in range(ROLLOUT_DECISIONS):
+        if not (to_act := game.to_act(state)):
             break
-        node = max((node.children[k] for k, _ in keyed), key=rewards.ucb)
-        assert node.action is not None
-        state, _ = game.perform(state, actor, node.action, chance)
-        path.append(node)
-    while to_act := game.to_act(state):
-        actor = rng.choice(to_act)
-        state, _ = game.perform(state, actor, rng.choice(game.legal_actions(state, actor)), chance)
-    reward = rewards.of(game, state)
-    for visited in path[1:]:
-        visited.visits += 1
-        visited.total += reward[visited.actor]
+        if time.monotonic() >= stop_at:
+            raise _OutOfTime
+        actor = to_act[0] if len(to_act) == 1 else chooser.choice(to_act)
+        legal = game.legal_actions(state, actor)
+        action = legal[0] if len(legal) == 1 else policy.choose(game.view(state, actor), legal, chooser)
+        state, _ = game.perform(state, actor, action, chance)
+    else:
+        if game.to_act(state):
+            raise _Endless
+    outcome = game.outcome(state)
+    assert outcome is not None, "rollouts end at the end of the match"
+    if game.cooperative:
+        return -statistics.fmean(outcome["scores"])
+    players = len(outcome["ranks"])
+    return (players - outcome["ranks"][seat]) / max(1, players - 1)
 
 
 class SearchBot:
-    """A bot of levels 3-5: :func:`search` within ``budget``, capped further by ``within_s``
-    (the time a house seat has left on its clock, less a margin) when given."""
+    """A bot of levels 3-5: :func:`search` around the heuristic bot ``policy`` within
+    ``budget``, capped further by ``within_s`` (the time a house seat has left on its clock,
+    less a margin) when given."""
 
-    def __init__(self, game: Game[Any], sample: Sampler, budget: Budget, within_s: float | None = None) -> None:
+    def __init__(
+        self, game: Game[Any], sample: Sampler, policy: Bot, budget: Budget, within_s: float | None = None
+    ) -> None:
         self.game = game
         self.sample = sample
-        self.budget = budget if within_s is None else Budget(budget.iterations, min(budget.seconds, within_s))
+        self.policy = policy
+        self.budget = budget if within_s is None else replace(budget, seconds=min(budget.seconds, within_s))
 
     def choose(self, view: View, legal: list[Action], rng: random.Random) -> Action:
-        return search(self.game, self.sample, view, legal, self.budget, rng)
+        return search(self.game, self.sample, self.policy, view, legal, self.budget, rng)

@@ -97,6 +97,29 @@ class TheGameBot:
             return {"type": "play", "card": move[0], "pile": move[1]}
         return {"type": "end_turn"}
 
+    def ranked(self, view: View, legal: list[Action]) -> list[Action]:
+        """``legal`` cheapest first by the turn search's cost of each first play (ending the
+        turn costs what a card beyond the minimum may): the moves the search (levels 3-5)
+        tries against this bot's own choice. Outside the play, ``legal`` as it is."""
+        if view["starter_agreement"] is not None or not any(a["type"] == "play" for a in legal):
+            return list(legal)
+        ups = tuple(p["direction"] == "up" for p in view["piles"])
+        tops = tuple(p["top"] for p in view["piles"])
+        data = rules()
+        still = set(range(data["lowest"], data["highest"] + 1)) - set(view["laid"])
+        table, hand = self.table(ups, tops, still), list(view["hand"])
+        costs = {(card, p): cost for cost, card, p in self.plays(table, hand)}
+        owed = max(0, view["minimum"] - view["played_this_turn"])
+
+        def cost(action: Action) -> float:
+            if action["type"] != "play":
+                return self.extra_cost if owed == 0 else self.stuck
+            card, pile = action["card"], action["pile"]
+            rest, _ = self.search(self.child(table, card, pile), [h for h in hand if h != card], owed - 1, 1)
+            return costs.get((card, pile), self.stuck) + rest
+
+        return sorted(legal, key=cost)
+
     def negotiate(self, view: View, legal: list[Action]) -> Action:
         """Who should start, judged from this seat's own hand only."""
         me, players = view["seat"], len(view["hand_counts"])

@@ -362,8 +362,9 @@ def test_a_house_turn_is_played_once_by_the_node_that_made_it_due(app) -> None:
 
 def test_a_search_level_plays_a_house_seat_as_it_would_in_process(app) -> None:
     """The house's level-3 move, made in a search worker, is the move the same bot makes in
-    this process under the seed of the match, its version and the seat (in The Game, where
-    level 3's iterations end inside its time cap, so the machine's load cannot change it)."""
+    this process under the seed of the match, its version and the seat (the first decision of
+    The Game, where level 3's time cap ends the search before a challenger could overturn the
+    heuristic's move, so the machine's load cannot change it)."""
     referee = app.extensions["referee"]
     assert referee.thinkers is not None, "the app hands the house's searches to worker processes"
     referee.house.spawn = lambda work: work()

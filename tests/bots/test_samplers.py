@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 import pytest
 
-from service.bots.registry import HEURISTIC_BOTS, sampler_of
+from service.bots.registry import HEURISTIC_BOTS, heuristic_bot, sampler_of
 from service.bots.search import Budget, SearchBot
 from service.engine import Game, Rng, State
 from service.games import games
@@ -96,9 +96,10 @@ def test_the_search_is_handed_a_view_and_legal_actions_never_a_state() -> None:
 def test_the_search_never_peeks(game_id: str, players: int) -> None:
     """A state and another with the same view for the seat (drawn by the sampler from that
     view): the level-3 search decides the same on both under the same seed. The budget is
-    iterations only (no time cap), so the machine's speed cannot make them differ."""
+    iterations only (no time cap), so the machine's speed cannot make them differ; enough
+    worlds that a challenger could overturn the heuristic's move."""
     game, sample = games()[game_id], sampler_of(game_id)
-    bot = SearchBot(game, sample, Budget(iterations=30, seconds=1e9))
+    bot = SearchBot(game, sample, heuristic_bot(game_id), Budget(iterations=8, seconds=1e9, candidates=2))
     checked = 0
     for state, seat in reached_states(game, players, seed=10 + players, every=11):
         legal = game.legal_actions(state, seat)

@@ -25,8 +25,9 @@ def a_choice(game_id: str, players: int) -> tuple[dict, list[dict]]:
 
 
 def test_a_worker_chooses_what_the_bot_chooses_in_process() -> None:
-    """In The Game level 3's iterations end well inside its time cap (docs/levels.md), so the
-    choice depends on the seed alone, not on how busy the machine is."""
+    """At an early decision of The Game level 3's time cap ends its search before a challenger
+    has the worlds it needs to overturn the heuristic's move (docs/levels.md) on any machine,
+    so the choice depends on the seed alone, not on how busy the machine is."""
     view, legal = a_choice("the-game", 2)
     thinkers = Thinkers(1)
     chosen = thinkers.choose("the-game", "level3", view, legal, "seed", None)

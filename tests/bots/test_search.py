@@ -1,0 +1,69 @@
+"""The search of levels 3-5 starts from the heuristic bot's move and leaves it only on evidence."""
+
+from __future__ import annotations
+
+import random
+
+from service.bots.registry import heuristic_bot, sampler_of
+from service.bots.search import MIN_WORLDS, Budget, SearchBot, candidates, overturning
+from service.bots.the_game import TheGameBot
+from service.engine import Action, Rng, View
+from service.games import get_game
+
+
+def a_choice(game_id: str, players: int, seed: int) -> tuple[View, list[Action]]:
+    """The view and legal actions of the first decision with at least five legal actions
+    after ten decisions of a seeded random match."""
+    game, rng, chooser = get_game(game_id), Rng(seed.to_bytes(8, "big")), random.Random(seed)
+    state = game.setup(players, game.resolve_options(players, {}), rng)
+    decisions = 0
+    while len(legal := game.legal_actions(state, seat := game.to_act(state)[0])) < 5 or decisions < 10:
+        state, _ = game.apply(state, seat, chooser.choice(legal), rng)
+        decisions += 1
+    return game.view(state, seat), legal
+
+
+def test_without_time_for_a_world_the_search_plays_the_heuristics_move() -> None:
+    for game_id in ("the-game", "esploratore"):
+        view, legal = a_choice(game_id, 2, seed=1)
+        budget = Budget(iterations=100, seconds=0.0, candidates=4)
+        bot = SearchBot(get_game(game_id), sampler_of(game_id), heuristic_bot(game_id), budget)
+        assert bot.choose(view, legal, random.Random(1)) == heuristic_bot(game_id).choose(view, legal, random.Random(1))
+
+
+def test_a_challenger_overturns_the_heuristics_move_only_on_evidence() -> None:
+    assert overturning([[1.0] * MIN_WORLDS]) == 0
+    assert overturning([[1.0] * (MIN_WORLDS - 1)]) == -1, "too few worlds"
+    assert overturning([[1.0, -1.0] * MIN_WORLDS]) == -1, "better on some worlds, worse on as many"
+    assert overturning([[-1.0] * MIN_WORLDS]) == -1
+    assert overturning([[0.5] * MIN_WORLDS, [2.0, 1.0] * MIN_WORLDS]) == 1, "the larger mean difference"
+
+
+def test_the_challengers_are_the_heuristics_next_choices() -> None:
+    view, legal = a_choice("the-game", 2, seed=2)
+    bot = TheGameBot()
+    moves = candidates(bot, view, legal, 3, random.Random(0))
+    assert moves[0] == bot.choose(view, legal, random.Random(0))
+    assert moves[1:] == [a for a in bot.ranked(view, legal) if a != moves[0]][:2]
+
+
+def test_a_bot_that_cannot_rank_is_asked_again_with_its_picks_withheld() -> None:
+    class Smallest:
+        def choose(self, view: View, legal: list[Action], rng: random.Random) -> Action:
+            return min(legal, key=lambda a: (a["type"], a.get("card", 0), a.get("pile", 0)))
+
+    view, legal = a_choice("the-game", 2, seed=2)
+    moves = candidates(Smallest(), view, legal, 3, random.Random(0))
+    assert moves == sorted(legal, key=lambda a: (a["type"], a.get("card", 0), a.get("pile", 0)))[:3]
+
+
+def test_a_bot_that_repeats_itself_is_followed_by_the_rest_in_a_seeded_order() -> None:
+    view, legal = a_choice("the-game", 2, seed=2)
+
+    class Stubborn:
+        def choose(self, view: View, legal_now: list[Action], rng: random.Random) -> Action:
+            return legal[-1]
+
+    moves = candidates(Stubborn(), view, legal, len(legal) + 1, random.Random(0))
+    assert moves[0] == legal[-1] and sorted(map(str, moves)) == sorted(map(str, legal))
+    assert moves == candidates(Stubborn(), view, legal, len(legal) + 1, random.Random(0))
