@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -160,25 +161,17 @@ class HalunkenBot:
         cheapest = min(bids, key=lambda a: (loss(mine, a["card"]), a["card"]))
         if loss(mine, cheapest["card"]) > MAX_BID_LOSS:
             return {"type": "pass"}
-        options = [{"type": "pass"}, cheapest]
-        sim = random.Random(rng.getrandbits(64))
-        totals = [0.0, 0.0]
         moves: dict[tuple[int | None, str | None], Action] = {}  # (controller, own bid) -> own card
-        for _ in range(WORLDS):
-            world = sample_state(GAME, view, me, sim)
-            plays = _rival_plays(world, me, sim)
-            frozen = orjson.dumps(world)
-            for i, option in enumerate(options):
-                state = orjson.loads(frozen)
-                start = state["round"]
-                _settle_auction(state, me, option)
-                key = (state["controller"], option.get("card"))
-                if key not in moves:  # the view is the same in every world: only public facts changed
-                    after = GAME.view(state, me)
-                    moves[key] = self._movement(after, [{"type": "play", "card": c} for c in after["hand"]])
-                GAME.perform(state, me, moves[key], NO_CHANCE)
-                totals[i] += _finish_round(state, me, start, plays, sim)
-        return options[1] if totals[1] > totals[0] else options[0]
+
+        def settle_and_move(state: HalunkenState, option: Action) -> None:
+            _settle_auction(state, me, option)
+            key = (state["controller"], option.get("card"))
+            if key not in moves:  # the view is the same in every world: only public facts changed
+                after = GAME.view(state, me)
+                moves[key] = self._movement(after, [{"type": "play", "card": c} for c in after["hand"]])
+            GAME.perform(state, me, moves[key], NO_CHANCE)
+
+        return _best_ahead(view, [{"type": "pass"}, cheapest], rng, settle_and_move)
 
     @staticmethod
     def _auction(view: View, legal: list[Action]) -> Action:
@@ -414,9 +407,15 @@ def _ahead(captain: int, black_jack: int, spaces: int = 14) -> int:
 # -- looking one round ahead -------------------------------------------------------------------
 
 
-def _best_ahead(view: View, candidates: list[Action], rng: random.Random) -> Action:
+def _best_ahead(
+    view: View,
+    candidates: list[Action],
+    rng: random.Random,
+    play: Callable[[HalunkenState, Action], None] | None = None,
+) -> Action:
     """The candidate of ``view``'s seat that leaves the best chance of being ahead once the
-    round is played out, over the same drawn worlds for every candidate."""
+    round is played out, over the same drawn worlds for every candidate (the first on a tie).
+    ``play`` makes the seat's moves of a candidate in a world (by default: the candidate)."""
     me = view["seat"]
     sim = random.Random(rng.getrandbits(64))
     totals = [0.0] * len(candidates)
@@ -427,7 +426,10 @@ def _best_ahead(view: View, candidates: list[Action], rng: random.Random) -> Act
         for i, action in enumerate(candidates):
             state = orjson.loads(frozen)
             start = state["round"]
-            GAME.perform(state, me, action, NO_CHANCE)
+            if play is None:
+                GAME.perform(state, me, action, NO_CHANCE)
+            else:
+                play(state, action)
             totals[i] += _finish_round(state, me, start, plays, sim)
     return candidates[max(range(len(candidates)), key=lambda i: totals[i])]
 
