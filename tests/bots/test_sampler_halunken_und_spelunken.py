@@ -15,6 +15,7 @@ import pytest
 from service.bots.samplers.halunken_und_spelunken import sample_state
 from service.engine import Rng, State
 from service.games.halunken_und_spelunken import GAME
+from tests.support.playout import play_on_at_random
 
 TABLES = [(2, "two-player"), (3, "standard"), (4, "standard"), (3, "introductory"), (4, "introductory")]
 
@@ -55,11 +56,7 @@ def test_a_sample_plays_on_to_an_outcome(players: int, variant: str) -> None:
         for state in checkpoints(players, variant, seed):
             seat = GAME.to_act(state)[0]
             sample = sample_state(GAME, GAME.view(state, seat), seat, random.Random(seed))
-            chooser, rng = random.Random(seed), Rng(bytes(32))
-            while to_act := GAME.to_act(sample):
-                mover = chooser.choice(to_act)
-                sample, _ = GAME.apply(sample, mover, chooser.choice(GAME.legal_actions(sample, mover)), rng)
-            outcome = GAME.outcome(sample)
+            outcome = play_on_at_random(GAME, sample, random.Random(seed), Rng(bytes(32)))
             assert outcome is not None and len(outcome["scores"]) == players
 
 

@@ -15,6 +15,7 @@ from service.bots.samplers.isola_dei_vulcani import sample_state
 from service.engine import Rng, State
 from service.games.isola_dei_vulcani import GAME
 from service.games.isola_dei_vulcani.board import tile_of_hex
+from tests.support.playout import play_on_at_random
 
 TABLES = [(p, setup) for p in (2, 3, 4) for setup in ("standard", "advanced")]
 
@@ -62,11 +63,7 @@ def test_a_sample_plays_on_to_an_outcome(players: int, setup: str) -> None:
         for state in checkpoints(players, setup, seed):
             seat = GAME.to_act(state)[0]
             sample = sample_state(GAME, GAME.view(state, seat), seat, random.Random(seed))
-            chooser, rng = random.Random(seed), Rng(bytes(32))
-            while to_act := GAME.to_act(sample):
-                mover = chooser.choice(to_act)
-                sample, _ = GAME.apply(sample, mover, chooser.choice(GAME.legal_actions(sample, mover)), rng)
-            outcome = GAME.outcome(sample)
+            outcome = play_on_at_random(GAME, sample, random.Random(seed), Rng(bytes(32)))
             assert outcome is not None and len(outcome["scores"]) == players
 
 

@@ -22,6 +22,7 @@ from service.bots.registry import HEURISTIC_BOTS, heuristic_bot, sampler_of
 from service.bots.search import Budget, SearchBot
 from service.engine import Game, Rng, State
 from service.games import games
+from tests.support.playout import play_on_at_random
 
 
 def sampled_games() -> list[str]:
@@ -68,11 +69,7 @@ def test_a_sample_looks_like_the_state_to_its_seat_and_plays_on_to_an_outcome(ga
         assert orjson.loads(orjson.dumps(drawn)) == drawn, "a sample is plain JSON, like a state"
         assert game.view(drawn, seat) == view
         assert game.legal_actions(drawn, seat) == game.legal_actions(state, seat)
-        chooser, rng = random.Random(2), Rng(b"playing on")
-        while to_act := game.to_act(drawn):
-            actor = chooser.choice(to_act)
-            drawn, _ = game.apply(drawn, actor, chooser.choice(game.legal_actions(drawn, actor)), rng)
-        outcome = game.outcome(drawn)
+        outcome = play_on_at_random(game, drawn, random.Random(2), Rng(b"playing on"))
         assert outcome is not None and len(outcome["ranks"]) == players
 
 

@@ -67,3 +67,12 @@ def play_out(
     outcome = game.outcome(state)
     assert outcome is not None
     return Playout(state, outcome, decisions)
+
+
+def play_on_at_random(game: Game, state: State, chooser: random.Random, rng: Rng) -> Outcome | None:
+    """Play ``state`` on to the end, each decision by a random one of the seats owing one with
+    a random legal action (both drawn from ``chooser``, in that order); the outcome."""
+    while to_act := game.to_act(state):
+        seat = chooser.choice(to_act)
+        state, _ = game.apply(state, seat, chooser.choice(game.legal_actions(state, seat)), rng)
+    return game.outcome(state)
