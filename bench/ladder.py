@@ -92,7 +92,6 @@ class Ladder:
         self.clients = [RefereeClient(url, connections=4 * BOTS_PER_CLIENT) for _ in shared]
         """A few bots share each client: one pool of hundreds of connections costs its users
         more than the referee costs them (httpcore looks at every connection on each request)."""
-        self.client = self.clients[0]
         self.free_since: dict[str, float] = {}
         self.company: dict[str, bool] = {}
         """Whether another bot was free when this one became free (an opponent to pair with)."""
