@@ -16,6 +16,9 @@ at the lowest CPU priority (``nice 19``: it stands for remote clients). Measured
   streams open and while they are held (interleaved: before, held, after), at ``--pace`` moves
   per second.
 
+Every wait is bounded: a stream refused or cut before its opening, a holder that stops
+answering, or a node that dies ends the run with what went wrong (refusals counted by kind).
+
     python bench/bots.py [--bots 1000] [--moves 200] [--redis redis://127.0.0.1:6379/3]
 
 Targets (issue 23): p99 delivery under 200 ms, under 50 KB per connected bot, moves within 10%.
@@ -29,15 +32,37 @@ import socket
 import subprocess
 import sys
 import time
+from collections import Counter
 
 import orjson
-from nodes import ROOT, Player, free_port, node_rss_kb, percentile, request, start_node
+from nodes import ROOT, Player, free_port, helper_line, node_rss_kb, percentile, request, start_node, streams_settings
+
+#: Seconds the bots' streams have to open, and the ``match_started`` events to arrive after
+#: the last accept: a stream or an event not there by then is reported, never waited for.
+OPEN_WAIT = 120.0
+DELIVERY_WAIT = 60.0
+
+
+def refusal(sock: socket.socket, buffer: bytes) -> str:
+    """What an answer other than a stream says: its status line and its problem's type (read
+    to the end of its body), so that refusals of one kind count as one."""
+    head, _, body = buffer.partition(b"\r\n\r\n")
+    length = next((int(line[15:]) for line in head.lower().splitlines() if line.startswith(b"content-length:")), 0)
+    while len(body) < length and (chunk := sock.recv(65536)):
+        body += chunk
+    try:
+        kind = orjson.loads(body).get("type", "")
+    except orjson.JSONDecodeError:
+        kind = body[:200].decode(errors="replace")
+    return f"{head.splitlines()[0].decode()} {kind}"
 
 
 def hold(port: int) -> None:
     """The bots' process (gevent): read keys from stdin (one line, JSON), open a stream per
-    key, say ``ready`` once each has its opening comment, then on any line print when each
-    bot's ``match_started`` arrived (epoch seconds, by key index) once all have."""
+    key, then say ``ready`` once each has its opening comment, or ``failed: <why>`` (each
+    distinct failure with how many streams it stopped) once none is still opening, within
+    :data:`OPEN_WAIT` seconds; then on any line print when each bot's ``match_started``
+    arrived (epoch seconds, by key index) once all have, or after :data:`DELIVERY_WAIT`."""
     from gevent import monkey
 
     monkey.patch_all()
@@ -46,33 +71,58 @@ def hold(port: int) -> None:
 
     keys = orjson.loads(sys.stdin.readline())
     opened = [False] * len(keys)
+    failed: list[str | None] = [None] * len(keys)
     arrived: list[float | None] = [None] * len(keys)
 
     def follow(index: int) -> None:
-        sock = socket.create_connection(("127.0.0.1", port))
-        sock.sendall(
-            f"GET /v1/bots/me/events HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n"
-            f"Authorization: Bearer {keys[index]}\r\n\r\n".encode()
-        )
-        buffer = b""
-        while True:
-            chunk = sock.recv(65536)
-            if not chunk:
-                return
-            buffer += chunk
-            if b": open" in buffer:
-                opened[index] = True
-            if arrived[index] is None and b"event: match_started" in buffer:
-                arrived[index] = time.time()
-            buffer = buffer[-64:]
+        try:
+            sock = socket.create_connection(("127.0.0.1", port), timeout=OPEN_WAIT)
+            sock.sendall(
+                f"GET /v1/bots/me/events HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n"
+                f"Authorization: Bearer {keys[index]}\r\n\r\n".encode()
+            )
+            buffer = b""
+            while not opened[index]:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    failed[index] = f"closed before its opening, after {buffer[:200]!r}"
+                    return
+                buffer += chunk
+                if b": open" in buffer:
+                    opened[index] = True
+                elif b"\r\n\r\n" in buffer and not buffer.startswith(b"HTTP/1.1 200"):
+                    failed[index] = refusal(sock, buffer)
+                    return
+            sock.settimeout(None)
+            while True:
+                if arrived[index] is None and b"event: match_started" in buffer:
+                    arrived[index] = time.time()
+                buffer = buffer[-64:]
+                chunk = sock.recv(65536)
+                if not chunk:
+                    return
+                buffer += chunk
+        except OSError as error:
+            if not opened[index]:
+                failed[index] = f"{type(error).__name__}: {error}"
+
+    def opening() -> int:
+        return sum(1 for o, f in zip(opened, failed, strict=True) if not (o or f))
 
     greenlets = [gevent.spawn(follow, i) for i in range(len(keys))]
-    while not all(opened):
+    deadline = time.monotonic() + OPEN_WAIT
+    while opening() and time.monotonic() < deadline:
         gevent.sleep(0.05)
+    reasons = Counter(f for f in failed if f)
+    if opening():
+        reasons["still opening"] = opening()
+    if reasons:
+        print(f"failed: {len(keys) - sum(opened)} of {len(keys)} streams did not open: {dict(reasons)}", flush=True)
+        return
     print("ready", flush=True)
     wait_read(sys.stdin.fileno())  # a plain readline would block every greenlet until it returns
     sys.stdin.readline()
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + DELIVERY_WAIT
     while any(a is None for a in arrived) and time.monotonic() < deadline:
         gevent.sleep(0.01)
     print(orjson.dumps(arrived).decode(), flush=True)
@@ -85,13 +135,9 @@ def run(redis_url: str, bots: int, moves: int, pace: float, accept_pace: float) 
         redis_url,
         port,
         "bench-bots",
-        {
-            "REFEREE_REGISTER_LIMIT": "",
-            "REFEREE_CHALLENGE_EXPIRY": "3600",
-            "REFEREE_WORKER_CONNECTIONS": str(bots + 500),
-            "REFEREE_STREAM_LIMIT": str(bots + 100),
-        },
+        {"REFEREE_REGISTER_LIMIT": "", "REFEREE_CHALLENGE_EXPIRY": "3600", **streams_settings(bots)},
     )
+    holder: subprocess.Popen | None = None
     try:
         run_id = os.urandom(3).hex()
         keys = []
@@ -122,7 +168,9 @@ def run(redis_url: str, bots: int, moves: int, pace: float, accept_pace: float) 
         holder.stdin.write(orjson.dumps(keys).decode() + "\n")
         holder.stdin.flush()
         opening = time.perf_counter()
-        assert holder.stdout.readline().strip() == "ready"
+        said = helper_line(holder, node, OPEN_WAIT + 30, f"{bots} streams to open").strip()
+        if said != "ready":
+            raise SystemExit(f"bots.py: {said}")
         opening = time.perf_counter() - opening
         time.sleep(2)
         rss_held = sum(node_rss_kb(node.pid).values())
@@ -137,15 +185,19 @@ def run(redis_url: str, bots: int, moves: int, pace: float, accept_pace: float) 
         last_accept = max(sent)
         holder.stdin.write("report\n")
         holder.stdin.flush()
-        arrived = orjson.loads(holder.stdout.readline())
+        arrived = orjson.loads(helper_line(holder, node, DELIVERY_WAIT + 30, "the match_started arrivals"))
         holder.wait(30)
         after = quiet.paced(moves // 2, pace)
     finally:
+        if holder is not None and holder.poll() is None:
+            holder.kill()
         node.terminate()
         node.wait(30)
     delays = [arrived[b] - sent[b % half] for b in range(2 * half) if arrived[b] is not None]
     missing = sum(1 for a in arrived[: 2 * half] if a is None)
     baseline = before + after
+    if not delays:
+        raise SystemExit(f"bots.py: no match_started arrived within {DELIVERY_WAIT:.0f} s of the last accept")
     print(f"{bots} bots holding event streams on one node (2 gevent workers), all opened in {opening:.1f} s")
     print(
         f"delivery of match_started ({len(delays)} bots, {missing} missing): "

@@ -1,5 +1,6 @@
-"""What the benchmarks that start ``referee serve`` nodes share: a node on Redis, a plain HTTP
-call, a player of random legal moves, the node's memory and a percentile.
+"""What the benchmarks that start ``referee serve`` nodes share: a node on Redis and the settings
+that let it hold many streams, a plain HTTP call, a bounded wait for a line of a helper
+process, a player of random legal moves, the node's memory and a percentile.
 
 The scripts import it as a sibling (``python bench/<script>.py`` puts ``bench/`` on the path).
 Every call opens a new connection, as a client of these benchmarks' era did: what they
@@ -11,6 +12,7 @@ from __future__ import annotations
 import http.client
 import os
 import random
+import select
 import socket
 import subprocess
 import sys
@@ -67,6 +69,32 @@ def start_node(
         except OSError:
             time.sleep(0.05)
     raise RuntimeError("the node did not start")
+
+
+def streams_settings(streams: int) -> dict[str, str]:
+    """Settings that let a node hold ``streams`` streams beside the moves, all opened from this
+    machine. Each worker caps its streams, and one address holds fewer than its worker's free
+    slots (:mod:`service.live.slots`): a worker that accepts more than half of ``streams``
+    connections (gevent workers do not split them evenly) would answer the rest 503 under a
+    cap of ``streams + 100``. Twice ``streams`` leaves room for all of them on either worker."""
+    return {"REFEREE_WORKER_CONNECTIONS": str(streams + 500), "REFEREE_STREAM_LIMIT": str(2 * streams + 100)}
+
+
+def helper_line(helper: subprocess.Popen, node: subprocess.Popen, timeout: float, waiting_for: str) -> str:
+    """The next line of a benchmark's helper process (text mode, one line at a time), or
+    :class:`SystemExit` saying what went wrong: no line within ``timeout`` seconds, the helper
+    or the node gone. A helper that hangs or dies is reported, never waited for."""
+    assert helper.stdout is not None
+    ready, _, _ = select.select([helper.stdout], [], [], timeout)
+    line = helper.stdout.readline() if ready else ""
+    if line:
+        return line
+    why = "no line" if not ready else f"the helper exited ({helper.poll()})"
+    node_state = "running" if node.poll() is None else f"exited ({node.returncode})"
+    raise SystemExit(
+        f"{Path(sys.argv[0]).name}: waiting for {waiting_for}: {why} within {timeout:.0f} s; "
+        f"the node {node_state} (its output: the file BENCH_NODE_LOG names)"
+    )
 
 
 def node_rss_kb(master: int) -> dict[int, int]:

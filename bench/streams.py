@@ -38,14 +38,9 @@ import time
 from datetime import datetime
 
 import orjson
-from nodes import ROOT, Player, free_port, percentile, start_node
+from nodes import ROOT, Player, free_port, helper_line, percentile, start_node, streams_settings
 
 GAME, PLAYERS = "viaggio-al-centro-della-terra", 2  # about a thousand moves a match
-
-
-def connections_for(streams: int) -> dict[str, str]:
-    """Settings that let a node hold ``streams`` streams beside the moves."""
-    return {"REFEREE_WORKER_CONNECTIONS": str(streams + 500), "REFEREE_STREAM_LIMIT": str(streams + 100)}
 
 
 def hold(port: int, match_id: str, count: int) -> None:
@@ -105,7 +100,8 @@ def hold(port: int, match_id: str, count: int) -> None:
 
 def held_by_one_node(redis_url: str, subscribers: int, moves: int, pace: float) -> None:
     port = free_port()
-    node = start_node(redis_url, port, "bench-streams", connections_for(subscribers))
+    node = start_node(redis_url, port, "bench-streams", streams_settings(subscribers))
+    holder: subprocess.Popen | None = None
     try:
         quiet, followed = Player(port, 1, GAME, PLAYERS), Player(port, 2, GAME, PLAYERS)
         for _ in range(10):  # warm up both workers
@@ -124,15 +120,18 @@ def held_by_one_node(redis_url: str, subscribers: int, moves: int, pace: float) 
         )
         opened = time.perf_counter()
         assert holder.stdout is not None and holder.stdin is not None
-        assert holder.stdout.readline().strip() == "ready"
+        said = helper_line(holder, node, 180, f"{subscribers} streams to open").strip()
+        assert said == "ready", said
         opened = time.perf_counter() - opened
         loaded = followed.paced(moves, pace)
         holder.stdin.write(f"{followed.version}\n")
         holder.stdin.flush()
-        report = orjson.loads(holder.stdout.readline())
+        report = orjson.loads(helper_line(holder, node, 90, "the versions to reach every stream"))
         holder.wait(30)
         baseline += quiet.paced(moves // 2, pace)
     finally:
+        if holder is not None and holder.poll() is None:
+            holder.kill()
         node.terminate()
         node.wait(30)
     print(
@@ -154,8 +153,8 @@ def held_by_one_node(redis_url: str, subscribers: int, moves: int, pace: float) 
 
 def across_nodes(redis_url: str, moves: int) -> None:
     port_a, port_b = free_port(), free_port()
-    node_a = start_node(redis_url, port_a, "bench-streams", connections_for(10))
-    node_b = start_node(redis_url, port_b, "bench-streams", connections_for(10))
+    node_a = start_node(redis_url, port_a, "bench-streams", streams_settings(10))
+    node_b = start_node(redis_url, port_b, "bench-streams", streams_settings(10))
     try:
         player = Player(port_a, 3, GAME, PLAYERS)
         received: dict[int, float] = {}
