@@ -16,7 +16,8 @@ The channel runs in front of Flask on gunicorn's gevent workers, on the connecti
 worker greenlet, so ``REFEREE_WORKER_CONNECTIONS`` still bounds a worker's connections; when
 the channel closes, ``StopIteration`` tells gunicorn to close the connection without writing
 an answer of its own (as flask-sock does). A request to the route that is no well-formed
-upgrade goes on to Flask, which answers 426 (:mod:`service.api.matches`); a well-formed one
+upgrade is answered 426 (here when it asks for an upgrade, which werkzeug's routing would
+refuse with a bare 400; by the documented Flask route otherwise); a well-formed one
 whose match or token is refused is answered with the problem the move endpoint would give.
 """
 
@@ -112,7 +113,11 @@ class SocketLane:
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         matched = _PATH.match(environ.get("PATH_INFO", ""))
         key = _upgrade_key(environ) if matched is not None else None
-        if matched is None or key is None:
+        if matched is None:
+            return self.inner(environ, start_response)
+        if key is None:
+            if "HTTP_UPGRADE" in environ:  # werkzeug's routing would refuse it 400, not saying why
+                return errors.handle_problem(_upgrade_required())(environ, start_response)
             return self.inner(environ, start_response)
         bearer = parse_bearer(environ.get("HTTP_AUTHORIZATION", ""))
         match_id = matched.group(1)
@@ -358,7 +363,11 @@ blp = Blueprint(
 @blp.doc(operationId="openMatchSocket")
 def socket_route(match_id: str) -> Any:
     """Open the caller's seat's WebSocket (a well-formed upgrade never reaches this view)."""
-    raise UpgradeRequired("websocket_required", "Open this route with a WebSocket upgrade request (version 13).")
+    raise _upgrade_required()
+
+
+def _upgrade_required() -> UpgradeRequired:
+    return UpgradeRequired("websocket_required", "Open this route with a WebSocket upgrade request (version 13).")
 
 
 def _invalid_body(found: dict[str, list[str]]) -> BadRequest:

@@ -11,6 +11,7 @@ import base64
 import collections
 import json
 import os
+import re
 import socket
 from typing import Any
 from urllib.parse import urlsplit
@@ -57,7 +58,11 @@ class SeatSocket:
         head, rest = self._read_head()
         status = int(head.split(b" ", 2)[1])
         if status != 101:
-            raise SocketRefused(status, (rest + self._sock.recv(65536)).decode(errors="replace"))
+            length = re.search(rb"(?im)^content-length:\s*(\d+)", head)
+            while length is not None and len(rest) < int(length.group(1)):
+                rest += self._sock.recv(65536)
+            self._sock.close()
+            raise SocketRefused(status, rest.decode(errors="replace"))
         if generate_accept_token(key) not in head:
             raise SocketRefused(status, "wrong Sec-WebSocket-Accept")
         self._ws = Connection(ConnectionType.CLIENT)
