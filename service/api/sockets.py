@@ -26,6 +26,7 @@ from __future__ import annotations
 import base64
 import re
 import socket
+import struct
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -323,8 +324,10 @@ class Channel:
         )
 
     def _send_text(self, data: bytes) -> None:
-        # wsproto frames text from str; the bytes are UTF-8 JSON already.
-        self._send(TextMessage(data=data.decode()))
+        """One text frame of ``data`` (UTF-8 JSON already), framed here: a server's frames are
+        unmasked and unfragmented, and wsproto would decode the text only to encode it again."""
+        with self._sending:
+            self._sock.sendall(_text_frame(data))
 
     def _send(self, event: Event) -> None:
         with self._sending:
@@ -368,6 +371,16 @@ def socket_route(match_id: str) -> Any:
 
 def _upgrade_required() -> UpgradeRequired:
     return UpgradeRequired("websocket_required", "Open this route with a WebSocket upgrade request (version 13).")
+
+
+def _text_frame(data: bytes) -> bytes:
+    """An unmasked final text frame holding ``data`` (RFC 6455 section 5.2)."""
+    length = len(data)
+    if length < 126:
+        return struct.pack("!BB", 0x81, length) + data
+    if length < 1 << 16:
+        return struct.pack("!BBH", 0x81, 126, length) + data
+    return struct.pack("!BBQ", 0x81, 127, length) + data
 
 
 def _invalid_body(found: dict[str, list[str]]) -> BadRequest:
