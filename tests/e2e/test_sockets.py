@@ -201,3 +201,23 @@ def test_a_request_that_only_looks_like_an_upgrade_is_answered_426(server: Serve
             f"Sec-WebSocket-Version: 13\r\nAuthorization: Bearer {match.tokens[0]}\r\n\r\n".encode()
         )
         assert raw.recv(4096).startswith(b"HTTP/1.1 426 ")
+
+
+def test_open_sockets_count_against_the_workers_connection_limit(redis_url: str, tmp_path: Path) -> None:
+    """With room for two connections, two open sockets leave none: a third client waits
+    until one of them closes."""
+    limited = serve(redis_url, tmp_path / "serve.log", REFEREE_WORKER_CONNECTIONS="2")
+    try:
+        match = solo(limited)
+        first, second = seat_socket(limited, match), seat_socket(limited, match)
+        host, port = limited.client.base_url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=1) as waiting:
+            waiting.sendall(f"GET /healthz HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
+            with pytest.raises(TimeoutError):
+                waiting.recv(100)
+            first.close()
+            waiting.settimeout(10)
+            assert waiting.recv(100).startswith(b"HTTP/1.1 200 ")
+        second.close()
+    finally:
+        limited.kill()
