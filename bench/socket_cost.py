@@ -75,7 +75,8 @@ def socket_mover(app: Any, match_id: str, token: str) -> tuple[Mover, Callable[[
     channels = app.wsgi_app.app  # SecurityHeaders in front of the socket lane
     assert isinstance(channels, SocketLane)
     server_end, client_end = socket.socketpair()
-    channel = Channel(channels, server_end, match_id, token, 0, "127.0.0.1", f"/v1/matches/{match_id}/socket")
+    budget = channels.limiter.key_of(f"Bearer {token}", "127.0.0.1") if channels.limiter is not None else ""
+    channel = Channel(channels, server_end, match_id, token, budget, "127.0.0.1", f"/v1/matches/{match_id}/socket")
     client = Connection(ConnectionType.CLIENT)
     sent = 0
 

@@ -43,7 +43,7 @@ from service.api import errors, limits
 from service.api.action_lane import BODY_KEYS, MAX_STATE_TOKEN, ActionLane, Answer, WSGIApp
 from service.api.auth import IDEMPOTENCY_KEY
 from service.api.bodies import Blueprint, load_json_body
-from service.api.observability import RequestRecorder
+from service.api.observability import REQUEST_ID_HEADER, RequestRecorder
 from service.api.problems import BadRequest, Problem, Unauthorized, Unavailable, UpgradeRequired
 from service.errors import RefereeError
 from service.live.feeds import Feed
@@ -120,32 +120,39 @@ class SocketLane:
             if "HTTP_UPGRADE" in environ:  # werkzeug's routing would refuse it 400, not saying why
                 return errors.handle_problem(_upgrade_required())(environ, start_response)
             return self.inner(environ, start_response)
-        bearer = parse_bearer(environ.get("HTTP_AUTHORIZATION", ""))
-        match_id = matched.group(1)
+        started = time.perf_counter()
+        match_id, path, remote = matched.group(1), environ["PATH_INFO"], environ.get("REMOTE_ADDR")
+        request_id = self.recorder.request_id(environ.get("HTTP_X_REQUEST_ID"))
+        authorization = environ.get("HTTP_AUTHORIZATION", "")
+        bearer = parse_bearer(authorization)
+        refused = None
         try:
-            if self.limiter is not None and (
-                refusal := self.limiter.check(environ.get("HTTP_AUTHORIZATION", ""), environ.get("REMOTE_ADDR"))
-            ):
+            if self.limiter is not None and (refusal := self.limiter.check(authorization, remote)):
                 raise refusal
             if bearer is None:
                 raise Unauthorized(
                     "bad_credentials", "Send the seat token as 'Authorization: Bearer <token>' on the upgrade request."
                 )
-            seat = self.referee.caller(self.referee.load(match_id), bearer).seat
+            self.referee.caller(self.referee.load(match_id), bearer)
         except RefereeError as refusal:
-            return errors.handle_refusal(refusal)(environ, start_response)
+            refused = errors.handle_refusal(refusal)
         except Problem as problem:
-            return errors.handle_problem(problem)(environ, start_response)
+            refused = errors.handle_problem(problem)
         except limits.RateLimited as refusal:
-            environ[limits.VERDICT] = refusal  # Flask answers it, counted once
-            return self.inner(environ, start_response)
+            refused = errors.problem_response(*errors.rate_limited(refusal))
+        status = refused.status_code if refused is not None else 101
+        self.recorder.finish(request_id, "GET", ROUTE, path, status, time.perf_counter() - started, match_id, remote)
+        if refused is not None:
+            refused.headers[REQUEST_ID_HEADER] = request_id
+            return refused(environ, start_response)
+        assert bearer is not None
         sock = environ["gunicorn.socket"]
         sock.sendall(
             b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             b"Sec-WebSocket-Accept: %s\r\n\r\n" % generate_accept_token(key.encode())
         )
-        channel = Channel(self, sock, match_id, bearer, seat, environ.get("REMOTE_ADDR"), environ["PATH_INFO"])
-        channel.run()
+        budget = self.limiter.key_of(authorization, remote) if self.limiter is not None else ""
+        Channel(self, sock, match_id, bearer, budget, remote, path).run()
         raise StopIteration("the socket closed")  # gunicorn closes the connection, writing nothing
 
 
@@ -158,7 +165,7 @@ class Channel:
         sock: socket.socket,
         match_id: str,
         bearer: str,
-        seat: int | None,
+        budget: str,
         remote: str | None,
         path: str,
     ) -> None:
@@ -168,8 +175,8 @@ class Channel:
         self._bearer = bearer
         self._remote = remote
         self._path = path
-        # The budget a seat's requests spend: worked out once, not per message.
-        self._budget = f"seat:{match_id}:{seat}"
+        # The rate limit's key of the seat's requests: worked out once, not per message.
+        self._budget = budget
         self._ws = Connection(ConnectionType.SERVER)
         self._sending = threading.Lock()
         self._follower: Follower | None = None

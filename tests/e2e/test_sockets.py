@@ -185,10 +185,13 @@ def test_the_rate_limit_counts_every_message_of_a_seat(redis_url: str, tmp_path:
         with seat_socket(limited, match) as channel:  # the upgrade is the seat's first request
             answers = [channel.request({"state_token": "x", "action": {}})["status"] for _ in range(6)]
             refused = channel.request({"op": "follow"})
+        with pytest.raises(SocketRefused) as upgrade:
+            seat_socket(limited, match)
     finally:
         limited.kill()
     assert 429 not in answers[:5] and answers[5] == 429
     assert refused["status"] == 429 and refused["body"]["code"] == "rate_limited"
+    assert upgrade.value.status == 429 and '"rate_limited"' in upgrade.value.body
 
 
 def test_a_request_that_only_looks_like_an_upgrade_is_answered_426(server: Server) -> None:
