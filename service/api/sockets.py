@@ -231,22 +231,35 @@ class Channel:
     def _answer(self, text: str) -> None:
         started = time.perf_counter()
         message_id: str | None = None
+        # Counted first, as an HTTP request is before its body is read: a refused message gets
+        # 429 whatever it holds (with its id when it has a readable one).
+        refusal = self._lane.limiter.charge(self._budget) if self._lane.limiter is not None else None
         try:
-            body = load_json_body(text)
+            try:
+                body = load_json_body(text)
+            except BadRequest:
+                if refusal is not None:
+                    raise refusal from None
+                raise
+            found = body.get("id") if type(body) is dict else None
+            message_id = found if type(found) is str and _MESSAGE_ID.match(found) else None
+            if refusal is not None:
+                raise refusal
             if type(body) is not dict:
                 raise BadRequest("invalid_body", "A message is a JSON object.")
-            message_id = body.get("id")
-            if type(message_id) is not str or not _MESSAGE_ID.match(message_id):
-                message_id = None
+            if message_id is None:
                 raise BadRequest("invalid_body", "A message's `id` is 1-128 characters of A-Z a-z 0-9 . _ -.")
-            if self._lane.limiter is not None and (refusal := self._lane.limiter.charge(self._budget)) is not None:
-                raise refusal
             if body.get("op") == "follow":
-                self._reply(message_id, *self._follow(body))
+                self._finish(started, message_id, *self._follow(body))
                 return
             move = self._move_of(body)
         except (Problem, limits.RateLimited) as problem:
-            self._reply(message_id, *_problem(problem))
+            self._finish(started, message_id, *_problem(problem))
+            return
+        except Exception as failure:  # as a move's: a logged 500, and the channel stays open
+            errors.log_unhandled(failure, METHOD, self._path, message_id)
+            failed = errors.internal_error_response()
+            self._finish(started, message_id, failed.status, failed.get_data(), [])
             return
         status, answer, extra = self._lane.lane.answer(
             message_id,
@@ -323,6 +336,18 @@ class Channel:
             self._follower.close()
             self._slot.give_back()
             self._follower = None
+
+    def _finish(
+        self, started: float, message_id: str | None, status: str, body: bytes, extra: list[tuple[str, str]]
+    ) -> None:
+        """Answer a message the move lane did not (refused before it, or a follow), with the
+        metrics and access line the lane gives each of its answers."""
+        request_id = message_id or self._lane.recorder.request_id(None)
+        elapsed = time.perf_counter() - started
+        self._lane.recorder.finish(
+            request_id, METHOD, ROUTE, self._path, int(status[:3]), elapsed, self._match_id, self._remote
+        )
+        self._reply(message_id, status, body, extra)
 
     def _reply(self, message_id: str | None, status: str, body: bytes, extra: list[tuple[str, str]]) -> None:
         replayed = b',"replayed":true' if ("Idempotent-Replayed", "true") in extra else b""
