@@ -20,7 +20,9 @@ alternate the systems, so a change in the machine's load hits each alike), with 
   bots opening a connection per request are the row beside it. Per move the referee also
   checks the seat's bearer token and the HMAC-signed state token, counts the rate limit,
   honours idempotency keys, commits by compare-and-set with a log entry, records metrics and
-  an access line, and answers the seat's next legal actions.
+  an access line, and answers the seat's next legal actions. The WebSocket row: the same
+  bots create the match and read its first legal actions over their kept connection, then
+  open the seat's socket (``GET /v1/matches/{id}/socket``) and send every move over it.
 
 boardgame.io is installed from npm into ``bench/peer/node_modules`` on first use (a
 development tool of this benchmark, not a dependency of the service; node and npm must be
@@ -36,12 +38,14 @@ of the load generator, read from ``/proc``.
 from __future__ import annotations
 
 import argparse
+import base64
 import multiprocessing
 import os
 import random
 import shutil
 import socket
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -59,6 +63,8 @@ from bench.http_moves import _CONTENT_LENGTH, cpu_seconds, free_port, request, s
 
 ROOT = Path(__file__).resolve().parents[1]
 PEER = ROOT / "bench" / "peer"
+#: How the referee's bots reach it, and the row each gives.
+TRANSPORTS = {"keep-alive": "keep-alive", "per-request": "a connection per request", "socket": "WebSocket"}
 
 
 def install_peer() -> None:
@@ -134,40 +140,113 @@ class _Closed(Exception):
     """The server closed the connection (its keep-alive timeout, a restart)."""
 
 
-def referee_bot(port: int, keep_alive: bool, deadline: float, latencies: list[float], errors: list[int]) -> None:
-    """Solo matches of The Game, as ``bench/http_moves.py``'s clients play them."""
+class SeatSocket:
+    """One seat's WebSocket (``GET /v1/matches/{id}/socket``, docs/socket.md) with the least
+    client code: the upgrade written by hand, masked text frames out, unmasked frames in (the
+    referee sends no fragments; pings only after a heartbeat of silence, which never comes
+    here), one answer per message."""
+
+    def __init__(self, port: int, match_id: str, token: str) -> None:
+        self.conn = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.conn.sendall(
+            f"GET /v1/matches/{match_id}/socket HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}\r\n"
+            f"Sec-WebSocket-Version: 13\r\nAuthorization: Bearer {token}\r\n\r\n".encode()
+        )
+        self.buffer = b""
+        while (end := self.buffer.find(b"\r\n\r\n")) < 0:
+            self.buffer += self._received()
+        if self.buffer[9:12] != b"101":
+            raise RuntimeError(f"upgrade refused: {self.buffer!r}")
+        self.buffer = self.buffer[end + 4 :]
+        self.sent = 0
+
+    def exchange(self, payload: bytes) -> bytes:
+        """Send one text message; the next message received."""
+        self.sent += 1
+        mask = os.urandom(4)
+        length = len(payload)
+        head = struct.pack("!BB", 0x81, 0x80 | length) if length < 126 else struct.pack("!BBH", 0x81, 0xFE, length)
+        masked = (int.from_bytes(payload) ^ int.from_bytes((mask * (length // 4 + 1))[:length])).to_bytes(length)
+        self.conn.sendall(head + mask + masked)
+        while (message := self._message()) is None:
+            self.buffer += self._received()
+        return message
+
+    def _message(self) -> bytes | None:
+        """The payload of the first whole frame received, taken out; None until one is whole."""
+        if len(self.buffer) < 2:
+            return None
+        size, start = self.buffer[1] & 0x7F, 2
+        if size == 126:
+            if len(self.buffer) < 4:
+                return None
+            size, start = struct.unpack_from("!H", self.buffer, 2)[0], 4
+        elif size == 127:
+            if len(self.buffer) < 10:
+                return None
+            size, start = struct.unpack_from("!Q", self.buffer, 2)[0], 10
+        if len(self.buffer) < start + size:
+            return None
+        message, self.buffer = self.buffer[start : start + size], self.buffer[start + size :]
+        return message
+
+    def _received(self) -> bytes:
+        chunk = self.conn.recv(65536)
+        if not chunk:
+            raise _Closed
+        return chunk
+
+    def close(self) -> None:
+        self.conn.sendall(struct.pack("!BB", 0x88, 0x80) + b"\0\0\0\0")
+        self.conn.close()
+
+
+def referee_bot(port: int, transport: str, deadline: float, latencies: list[float], errors: list[int]) -> None:
+    """Solo matches of The Game, as ``bench/http_moves.py``'s clients play them: each move over
+    a kept HTTP connection, a new connection per request, or the seat's WebSocket."""
     rng = random.Random()
     session = KeepAlive(port)
 
     def send(method: str, path: str, body: bytes = b"", headers: dict[str, str] | None = None) -> tuple[int, bytes]:
-        if keep_alive:
+        if transport != "per-request":
             return session.request(method, path, body, headers)
         return request(port, method, path, body, headers)
 
     while time.perf_counter() < deadline:
         created = orjson.loads(send("POST", "/v1/matches", b'{"game": "the-game", "players": 1}')[1])
-        match_id, state_token = created["match_id"], created["state_token"]
-        auth = {"Authorization": f"Bearer {created['seats'][0]['token']}"}
+        match_id, state_token, token = created["match_id"], created["state_token"], created["seats"][0]["token"]
+        auth = {"Authorization": f"Bearer {token}"}
         legal = orjson.loads(send("GET", f"/v1/matches/{match_id}/legal-actions", headers=auth)[1])["actions"]
+        channel = SeatSocket(port, match_id, token) if transport == "socket" else None
         view = None
         while legal and time.perf_counter() < deadline:
-            body = orjson.dumps({"state_token": state_token, "action": simple_choice(legal, view, rng)})
+            action = simple_choice(legal, view, rng)
             start = time.perf_counter()
-            status, data = send("POST", f"/v1/matches/{match_id}/actions", body, auth)
+            if channel is not None:
+                message = orjson.dumps({"id": str(channel.sent), "state_token": state_token, "action": action})
+                reply = orjson.loads(channel.exchange(message))
+                status, answer = reply["status"], reply["body"]
+            else:
+                body = orjson.dumps({"state_token": state_token, "action": action})
+                status, data = send("POST", f"/v1/matches/{match_id}/actions", body, auth)
+                answer = orjson.loads(data)
             latencies.append(time.perf_counter() - start)
             if status != 200:
                 errors.append(status)
                 break
-            answer = orjson.loads(data)
             state_token, legal, view = answer["state_token"], answer["legal_actions"], answer["view"]
+        if channel is not None:
+            channel.close()
 
 
-def referee_load(port: int, keep_alive: bool, seconds: float, bots: int, out: multiprocessing.Queue) -> None:
+def referee_load(port: int, transport: str, seconds: float, bots: int, out: multiprocessing.Queue) -> None:
     deadline = time.perf_counter() + seconds
     latencies: list[float] = []
     errors: list[int] = []
     threads = [
-        threading.Thread(target=referee_bot, args=(port, keep_alive, deadline, latencies, errors)) for _ in range(bots)
+        threading.Thread(target=referee_bot, args=(port, transport, deadline, latencies, errors)) for _ in range(bots)
     ]
     cpu = time.process_time()
     for thread in threads:
@@ -177,14 +256,12 @@ def referee_load(port: int, keep_alive: bool, seconds: float, bots: int, out: mu
     out.put((latencies, len(errors), time.process_time() - cpu))
 
 
-def run_referee(port: int, keep_alive: bool, seconds: float, matches: int) -> tuple[list[float], int, float]:
+def run_referee(port: int, transport: str, seconds: float, matches: int) -> tuple[list[float], int, float]:
     """``matches`` bots in two processes (one Python process cannot drive a server on its own
     without its interpreter lock being the bottleneck): latencies, refusals, their CPU."""
     out: multiprocessing.Queue = multiprocessing.Queue()
     halves = [matches // 2, matches - matches // 2]
-    procs = [
-        multiprocessing.Process(target=referee_load, args=(port, keep_alive, seconds, n, out)) for n in halves if n
-    ]
+    procs = [multiprocessing.Process(target=referee_load, args=(port, transport, seconds, n, out)) for n in halves if n]
     for proc in procs:
         proc.start()
     latencies: list[float] = []
@@ -293,11 +370,11 @@ def main() -> None:
         wait_for(port)
         time.sleep(2)  # the workers have forked
         referee_pids = server_pids([referee])
-        for keep_alive in (True, False):
-            systems[f"referee, Redis, {'keep-alive' if keep_alive else 'a connection per request'}"] = {
+        for transport, row in TRANSPORTS.items():
+            systems[f"referee, Redis, {row}"] = {
                 "pids": referee_pids,
                 "redis": True,
-                "run": lambda s, m, k=keep_alive: run_referee(port, k, s, m),
+                "run": lambda s, m, t=transport: run_referee(port, t, s, m),
             }
 
         for system in systems.values():  # first requests load code, seeds and scripts: not measured
@@ -330,14 +407,14 @@ def main() -> None:
             f"| {name} | {r['rate']:.0f} | {r['p50']:.2f} | {r['p99']:.2f} | {r['failed']:.0f} "
             f"| {r['server_us']:.0f} | {r['redis_us']:.0f} | {r['client_us']:.0f} |"
         )
-    keep = best["referee, Redis, keep-alive"]
-    keep_cpu = keep["server_us"] + keep["redis_us"]
-    for peer in ("boardgame.io, memory", "boardgame.io, flatfile"):
-        print(
-            f"\nreferee (keep-alive) / {peer}: {keep['rate'] / best[peer]['rate']:.2f}× the moves/s; "
-            f"server CPU per move (Redis included) {keep_cpu / best[peer]['server_us']:.2f}× "
-            "the peer's"
-        )
+    for transport in ("keep-alive", "socket"):
+        ours = best[f"referee, Redis, {TRANSPORTS[transport]}"]
+        ours_cpu = ours["server_us"] + ours["redis_us"]
+        for peer in ("boardgame.io, memory", "boardgame.io, flatfile"):
+            print(
+                f"referee ({transport}) / {peer}: {ours['rate'] / best[peer]['rate']:.2f}× the moves/s; "
+                f"server CPU per move (Redis included) {ours_cpu / best[peer]['server_us']:.2f}× the peer's"
+            )
 
 
 if __name__ == "__main__":

@@ -64,8 +64,8 @@ def _max_length(field: Field) -> int:
 
 _BODY = ActionRequestSchema._declared_fields
 #: The move body's keys, and the longest state token its schema allows.
-_BODY_KEYS = set(_BODY)
-_MAX_STATE_TOKEN = _max_length(_BODY["state_token"])
+BODY_KEYS = set(_BODY)
+MAX_STATE_TOKEN = _max_length(_BODY["state_token"])
 _REQUEST_ID_ENVIRON = "HTTP_" + REQUEST_ID_HEADER.upper().replace("-", "_")
 
 
@@ -117,7 +117,7 @@ class ActionLane:
                 start_response,
                 match_id,
                 started,
-                lambda: self._move(match_id, bearer, state_token, action, idempotency_key),
+                lambda: self.move(match_id, bearer, state_token, action, idempotency_key),
             )
         return self.inner(environ, start_response)
 
@@ -140,6 +140,33 @@ class ActionLane:
             if refusal is not None:
                 return self.inner(environ, start_response)
         request_id = self._recorder.request_id(environ.get(_REQUEST_ID_ENVIRON))
+        status, body, extra = self.answer(
+            request_id, method, self._actions_endpoint, path, match_id, environ.get("REMOTE_ADDR"), started, work
+        )
+        headers = [
+            *extra,
+            ("Content-Length", str(len(body))),
+            ("Vary", SEAT_VARY),
+            ("Cache-Control", SEAT_CACHE_CONTROL),
+            (REQUEST_ID_HEADER, request_id),
+        ]
+        start_response(status, headers)
+        return [body]
+
+    def answer(
+        self,
+        request_id: str,
+        method: str,
+        endpoint: str,
+        path: str,
+        match_id: str,
+        remote: str | None,
+        started: float,
+        work: Callable[[], Answer],
+    ) -> Answer:
+        """``work`` done, a refusal answered as the problem the Flask route's error handler
+        writes, the request's metrics and access line recorded: what a move costs besides
+        its transport (HTTP here, a seat's WebSocket in :mod:`service.api.sockets`)."""
         refused = None
         try:
             status, body, extra = work()
@@ -153,27 +180,12 @@ class ActionLane:
             refused = errors.internal_error_response()
         if refused is not None:
             status, body, extra = refused.status, refused.get_data(), refused.headers.to_wsgi_list()
-        headers = [
-            *extra,
-            ("Content-Length", str(len(body))),
-            ("Vary", SEAT_VARY),
-            ("Cache-Control", SEAT_CACHE_CONTROL),
-            (REQUEST_ID_HEADER, request_id),
-        ]
         self._recorder.finish(
-            request_id,
-            method,
-            self._actions_endpoint,
-            path,
-            int(status[:3]),
-            time.perf_counter() - started,
-            match_id,
-            environ.get("REMOTE_ADDR"),
+            request_id, method, endpoint, path, int(status[:3]), time.perf_counter() - started, match_id, remote
         )
-        start_response(status, headers)
-        return [body]
+        return status, body, extra
 
-    def _move(
+    def move(
         self, match_id: str, bearer: str, state_token: str, action: dict[str, Any], idempotency_key: str | None
     ) -> Answer:
         """The move committed (and counted) or answered again."""
@@ -206,9 +218,9 @@ class ActionLane:
             body = load_json_body(raw)  # what the route's parser reads: strict, nesting bounded
         except BadRequest:
             return None
-        if type(body) is not dict or body.keys() != _BODY_KEYS:
+        if type(body) is not dict or body.keys() != BODY_KEYS:
             return None
         state_token, action = body["state_token"], body["action"]
-        if type(state_token) is not str or len(state_token) > _MAX_STATE_TOKEN or type(action) is not dict:
+        if type(state_token) is not str or len(state_token) > MAX_STATE_TOKEN or type(action) is not dict:
             return None
         return bearer, state_token, action, idempotency_key

@@ -44,7 +44,7 @@ def depth_exceeds(value: Any, limit: int) -> bool:
     return False
 
 
-def load_json_body(data: bytes) -> Any:
+def load_json_body(data: bytes | str) -> Any:
     """The parsed body; :class:`BadRequest` ``invalid_json`` when it is not strict JSON or
     nests deeper than :data:`MAX_DEPTH`."""
     try:

@@ -78,6 +78,15 @@ def problem_for(error: domain.RefereeError) -> Problem:
     return kind(error.code, error.detail, **error.extra)
 
 
+def rate_limited(error: HTTPException) -> tuple[dict[str, Any], dict[str, str]]:
+    """The 429 problem body and ``Retry-After`` of a spent rate limit
+    (:class:`service.api.limits.RateLimited`), whichever transport answers it."""
+    limit = getattr(error, "limit", str(error.description))
+    body = _problem(429, "rate_limited", f"Too many requests: the limit is {limit}; retry after Retry-After seconds.")
+    body["limit"] = limit
+    return body, {"Retry-After": str(getattr(error, "retry_after", 1))}
+
+
 def handle_problem(problem: Problem) -> Response:
     return problem_response(problem.body(), problem.headers)
 
@@ -128,12 +137,8 @@ class ProblemApi(Api):
         elif status == 400 and "messages" in data:
             body = _problem(400, "invalid_json", "The request body is not valid JSON.")
         elif status == 429:
-            headers["Retry-After"] = str(getattr(error, "retry_after", 1))
-            limit = getattr(error, "limit", str(error.description))
-            body = _problem(
-                429, "rate_limited", f"Too many requests: the limit is {limit}; retry after Retry-After seconds."
-            )
-            body["limit"] = limit
+            body, retry_after = rate_limited(error)
+            headers.update(retry_after)
         elif status >= 500:
             _log_server_error(error)
             body = _problem(status, "internal_error", _INTERNAL_ERROR)

@@ -169,8 +169,11 @@ class RateLimiter:
 
     def check(self, authorization: str, remote_addr: str | None) -> RateLimited | None:
         """Count one request of this client; the refusal to answer with if it is over a limit."""
-        key = client_key(self._seat_tokens, authorization, remote_addr)
-        return self.charge(key)
+        return self.charge(self.key_of(authorization, remote_addr))
+
+    def key_of(self, authorization: str, remote_addr: str | None) -> str:
+        """Whose budget a request with these credentials spends (:func:`client_key`)."""
+        return client_key(self._seat_tokens, authorization, remote_addr)
 
     def charge(self, key: str) -> RateLimited | None:
         """Count one request against ``key``'s budget; the refusal if it is spent."""

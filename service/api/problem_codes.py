@@ -54,6 +54,7 @@ API_CODES: Mapping[str, str] = MappingProxyType(
         "match_damaged": "The store lost part of this match (log and version disagree); it is never served.",
         "invalid_last_event_id": "`Last-Event-ID` (or `last_event_id`) is not a version (of a match stream) or "
         "an event id (of a bot's stream).",
+        "websocket_required": "The match's socket route takes only a WebSocket upgrade request (HTTP 426).",
         "too_many_streams": "This server holds as many streams as it may, or the caller (its address, or its "
         "seat token) holds as many as it has free; retry after `Retry-After`.",
         "admin_token_required": "This server registers bots only with its admin token as the bearer (HTTP 401).",

@@ -86,6 +86,15 @@ class TooManyRequests(Problem):
         self.headers["Retry-After"] = str(retry_after)
 
 
+class UpgradeRequired(Problem):
+    status = 426
+    title = "Upgrade required"
+
+    def __init__(self, code: str, detail: str, **extra: Any) -> None:
+        super().__init__(code, detail, **extra)
+        self.headers["Upgrade"] = "websocket"
+
+
 class Unavailable(Problem):
     status = 503
     title = "Service unavailable"

@@ -10,6 +10,7 @@ from typing import Any
 from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from schemas.sockets import MESSAGES
 from service.accounts import Accounts
 from service.api import (
     bot_streams,
@@ -23,6 +24,7 @@ from service.api import (
     observability,
     ops,
     replays,
+    sockets,
     streams,
 )
 from service.api.action_lane import ActionLane
@@ -159,6 +161,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         games.blp,
         matches.blp,
         streams.blp,
+        sockets.blp,
         replays.blp,
         bots.blp,
         bot_streams.blp,
@@ -182,6 +185,22 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     # Middleware wraps app.wsgi_app, as Flask documents; mypy takes the attribute for a method.
     lane = ActionLane(app.wsgi_app, referee, recorder, limiter, settings.max_body_bytes, app.url_map)
     app.wsgi_app = lane  # type: ignore[method-assign]  # middleware, as above
+    channels = sockets.SocketLane(
+        lane,
+        lane,
+        referee,
+        recorder,
+        limiter,
+        app.extensions["live_matches"],
+        app.extensions["feed"],
+        app.extensions["stream_slots"],
+        settings.max_body_bytes,
+        settings.socket_idle_seconds,
+        settings.stream_heartbeat_seconds,
+    )
+    app.wsgi_app = channels  # type: ignore[method-assign]  # middleware, as above
+    for name, schema in MESSAGES.items():
+        api.spec.components.schema(name, schema=schema)
     if settings.proxy_hops:
         # Behind that many trusted proxies, the client is the address they forward: rate limits
         # per address and the access log then see clients, not the proxy.

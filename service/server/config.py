@@ -191,6 +191,7 @@ class Settings:
     listing_window_seconds: int = 24 * 3600
     stream_heartbeat_seconds: float = 15.0
     stream_limit: int = 800
+    socket_idle_seconds: float = 60.0
     sweeper: bool = True
     sweep_interval_seconds: float = 0.25
     admin_token: str | None = None
@@ -247,6 +248,7 @@ class Settings:
             listing_window_seconds=_int(env, "REFEREE_LISTING_WINDOW", 24 * 3600, minimum=60),
             stream_heartbeat_seconds=_float(env, "REFEREE_STREAM_HEARTBEAT", 15.0, minimum=0.05),
             stream_limit=_int(env, "REFEREE_STREAM_LIMIT", 800, minimum=1),
+            socket_idle_seconds=_float(env, "REFEREE_SOCKET_IDLE", 60.0, minimum=0.05),
             sweeper=_bool(env, "REFEREE_SWEEPER", True),
             sweep_interval_seconds=_float(env, "REFEREE_SWEEP_INTERVAL", 0.25, minimum=0.01),
             admin_token=_admin_token(env),

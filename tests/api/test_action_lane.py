@@ -20,6 +20,7 @@ from schemas.matches import ActionRequestSchema
 from service import create_app
 from service.api.action_lane import ActionLane
 from service.api.headers import SecurityHeaders
+from service.api.sockets import SocketLane
 
 SEED = "ab" * 32
 
@@ -49,7 +50,9 @@ def app(tmp_path) -> Any:
 def lane_of(app: Any) -> ActionLane:
     secured = app.wsgi_app
     assert isinstance(secured, SecurityHeaders)
-    lane = secured.app
+    channels = secured.app  # the seats' sockets (service/api/sockets.py), then the lane
+    assert isinstance(channels, SocketLane)
+    lane = channels.lane
     assert isinstance(lane, ActionLane)
     return lane
 

@@ -175,7 +175,8 @@ def test_a_body_that_names_its_game_is_one_variant_per_game_discriminated_on_it(
 
 def test_only_a_request_s_action_is_any_game_s() -> None:
     """Every answer holding per-game fields names its game, so a client narrows it: what is
-    left of any game's types is the action a client sends (whose match it already knows)."""
+    left of any game's types is the action a client sends, over HTTP or its socket (whose match
+    it already knows)."""
     spec = orjson.loads(spec_bytes())
     assert [name for name in spec["components"]["schemas"] if name.startswith("AnyGame")] == ["AnyGameAction"]
     users = {
@@ -183,7 +184,7 @@ def test_only_a_request_s_action_is_any_game_s() -> None:
         for name, schema in spec["components"]["schemas"].items()
         if any(inner.get("$ref") == "#/components/schemas/AnyGameAction" for inner in _schemas_within(schema))
     }
-    assert users == {"ActionRequest"}
+    assert users == {"ActionRequest", "SocketMove"}
 
 
 def test_every_action_and_event_variant_requires_its_type_as_a_constant() -> None:

@@ -22,6 +22,7 @@ _RAISERS = {
     "Conflict",
     "Unprocessable",
     "Unavailable",
+    "UpgradeRequired",
     "RefereeError",
     "InvalidRequest",
     "NotAuthenticated",
