@@ -15,7 +15,9 @@ alternate the systems, so a change in the machine's load hits each alike), with 
   files written without fsync) for the durable pairing.
 - **the referee** as shipped: gunicorn with ``service/server/gunicorn_conf.py`` (2 gevent
   workers), on a private Redis started as ``compose.yaml`` starts it (AOF, ``appendfsync
-  everysec``). Its bots (``bench/http_moves.py``'s client and choice, two processes of
+  everysec``), and, for the durable pairing, on the SQLite file ``referee serve`` keeps
+  when no Redis is named (WAL, ``synchronous=FULL``: a move is on disk before it is
+  answered). Its bots (``bench/http_moves.py``'s client and choice, two processes of
   threads) keep one HTTP/1.1 connection each, as a bot with an HTTP session does; the same
   bots opening a connection per request are the row beside it. Per move the referee also
   checks the seat's bearer token and the HMAC-signed state token, counts the rate limit,
@@ -315,6 +317,27 @@ def measure(system: dict, seconds: float, matches: int, redis_pid: int) -> dict[
     }
 
 
+def start_referee(port: int, store: dict[str, str]) -> subprocess.Popen:
+    """The referee as shipped (gunicorn with ``service/server/gunicorn_conf.py``) on the store
+    ``store``'s variables choose: Redis, or the SQLite file ``referee serve`` uses when no Redis
+    is named."""
+    env = {
+        **{k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "REDIS_CLUSTER_URL", "REFEREE_STORE")},
+        **store,
+        "REFEREE_BIND": f"127.0.0.1:{port}",
+        "REFEREE_SECRET": "bench",
+        "REFEREE_RATE_LIMIT": "100000000 per minute",
+        "PYTHONPATH": str(ROOT),
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "-c", "python:service.server.gunicorn_conf", "service:create_app()"],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=8, help="matches played at once, one bot each")
@@ -350,32 +373,22 @@ def main() -> None:
                 "redis": False,
                 "run": lambda s, m, p=port, a=api_port: run_peer(p, a, s, m),
             }
-        port = free_port()
-        env = {
-            **os.environ,
-            "REDIS_URL": redis_url,
-            "REFEREE_BIND": f"127.0.0.1:{port}",
-            "REFEREE_SECRET": "bench",
-            "REFEREE_RATE_LIMIT": "100000000 per minute",
-            "PYTHONPATH": str(ROOT),
-        }
-        referee = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", "python:service.server.gunicorn_conf", "service:create_app()"],
-            env=env,
-            cwd=ROOT,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        started.append(referee)
-        wait_for(port)
-        time.sleep(2)  # the workers have forked
-        referee_pids = server_pids([referee])
-        for transport, row in TRANSPORTS.items():
-            systems[f"referee, Redis, {row}"] = {
-                "pids": referee_pids,
-                "redis": True,
-                "run": lambda s, m, t=transport: run_referee(port, t, s, m),
-            }
+        for store, settings in (
+            ("Redis", {"REDIS_URL": redis_url}),
+            ("SQLite file", {"REFEREE_DB_PATH": str(work / "matches.sqlite3")}),
+        ):
+            port = free_port()
+            referee = start_referee(port, settings)
+            started.append(referee)
+            wait_for(port)
+            time.sleep(2)  # the workers have forked
+            referee_pids = server_pids([referee])
+            for transport, row in TRANSPORTS.items():
+                systems[f"referee, {store}, {row}"] = {
+                    "pids": referee_pids,
+                    "redis": store == "Redis",
+                    "run": lambda s, m, p=port, t=transport: run_referee(p, t, s, m),
+                }
 
         for system in systems.values():  # first requests load code, seeds and scripts: not measured
             measure(system, 2, args.matches, redis_pid)
@@ -407,12 +420,13 @@ def main() -> None:
             f"| {name} | {r['rate']:.0f} | {r['p50']:.2f} | {r['p99']:.2f} | {r['failed']:.0f} "
             f"| {r['server_us']:.0f} | {r['redis_us']:.0f} | {r['client_us']:.0f} |"
         )
-    for transport in ("keep-alive", "socket"):
-        ours = best[f"referee, Redis, {TRANSPORTS[transport]}"]
-        ours_cpu = ours["server_us"] + ours["redis_us"]
-        for peer in ("boardgame.io, memory", "boardgame.io, flatfile"):
+    print()
+    for store, peer in (("Redis", "boardgame.io, memory"), ("SQLite file", "boardgame.io, flatfile")):
+        for transport in ("keep-alive", "socket"):
+            ours = best[f"referee, {store}, {TRANSPORTS[transport]}"]
+            ours_cpu = ours["server_us"] + ours["redis_us"]
             print(
-                f"referee ({transport}) / {peer}: {ours['rate'] / best[peer]['rate']:.2f}× the moves/s; "
+                f"referee on {store} ({transport}) / {peer}: {ours['rate'] / best[peer]['rate']:.2f}× the moves/s; "
                 f"server CPU per move (Redis included) {ours_cpu / best[peer]['server_us']:.2f}× the peer's"
             )
 
