@@ -95,3 +95,40 @@ def test_it_moves_black_jack_aside_to_the_space_that_keeps_it_farther_from_passi
     mine = view["captains"][seat]
     ahead = {a["space"]: (a["space"] - mine) % 14 for a in legal}
     assert ahead[choice["space"]] == min(ahead.values())
+
+
+CARD_VALUES = 15
+"""Pirate cards carry the values 1-15: an auction whose every bid tops the last has at most 15."""
+
+SELF_PLAY_SEEDS = {2: 60, 3: 4, 4: 4}
+"""Heuristic self-play matches per player count: few at three and four players, where a match
+takes about a second (the auction looks ahead) and the engine already makes every bid top the
+last; many at two, where the bot alone keeps the auction finite."""
+
+
+def decision_bound(players: int) -> int:
+    """The most decisions a match can take when no auction holds more than ``CARD_VALUES`` bids:
+    placing the pieces (``players + 1``), then per round the auction (the bids and one pass per
+    seat), a movement card per seat and Black Jack's (two-player), a Rum's value, and for each
+    captain's landing a theft, a harbour card and Black Jack's step aside, and for Black Jack's
+    own move one theft or gift per captain."""
+    per_round = CARD_VALUES + players + (players + 1) + 1 + 3 * players + players
+    return players + 1 + 8 * per_round
+
+
+@pytest.mark.parametrize("players", sorted(SELF_PLAY_SEEDS))
+def test_heuristic_self_play_auctions_end(players: int) -> None:
+    """Two heuristic bots could match each other's two-player bid for ever (the rulebook allows
+    equal bids until one passes); the bot raises or passes, so every bid tops the last."""
+    bids: dict[int, int] = {}
+
+    def count_bids(before: dict, seat: int, legal: list[dict], action: dict, events: list[dict]) -> None:
+        if action["type"] == "bid":
+            bids[before["round"]] = bids.get(before["round"], 0) + 1
+
+    for seed in range(SELF_PLAY_SEEDS[players]):
+        bids.clear()
+        bots = [HalunkenBot() for _ in range(players)]
+        played = play_out(GAME, bots, seed, max_decisions=decision_bound(players) + 1, on_move=count_bids)
+        assert played.outcome["detail"]["end_reason"] == "eight_rounds_played"
+        assert max(bids.values(), default=0) <= CARD_VALUES, (seed, bids)
