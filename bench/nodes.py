@@ -120,15 +120,19 @@ class Player:
         """``seeded_match`` also seeds the match's own chance from ``seed``, so the same
         seed plays the same match on every node and tree."""
         self.port = port
-        body: dict[str, object] = {"game": game, "players": players}
+        self.body: dict[str, object] = {"game": game, "players": players}
         if seeded_match:
-            body["seed"] = f"{seed:064x}"
-        status, created = request(port, "POST", "/v1/matches", body)
+            self.body["seed"] = f"{seed:064x}"
+        self.rng = random.Random(seed)
+        self.start()
+
+    def start(self) -> None:
+        """A new match of the same game, played from here on."""
+        status, created = request(self.port, "POST", "/v1/matches", self.body)
         assert status == 201, created
         self.match_id = created["match_id"]
         self.tokens = [s["token"] for s in created["seats"]]
         self.to_act = created["to_act"]
-        self.rng = random.Random(seed)
         self.version = 0
 
     def attempt(self) -> tuple[int, dict, float]:
@@ -155,11 +159,16 @@ class Player:
         return elapsed
 
     def paced(self, moves: int, pace: float) -> list[float]:
-        """``moves`` moves at ``pace`` per second (0: back to back): their latencies."""
+        """``moves`` moves at ``pace`` per second (0: back to back), a new match started when
+        one ends: their latencies."""
         latencies = []
         for _ in range(moves):
             started = time.perf_counter()
-            latencies.append(self.move())
+            status, answer, elapsed = self.attempt()
+            assert status == 200, answer
+            latencies.append(elapsed)
+            if answer["status"] != "active":
+                self.start()
             if pace:
                 time.sleep(max(0.0, 1 / pace - (time.perf_counter() - started)))
         return latencies
