@@ -49,12 +49,25 @@ def option_variants(game: Game, players: int) -> list[dict[str, Any]]:
     return fitting
 
 
+def unseen(produced: Any, seen: set[bytes]) -> bool:
+    """Whether ``produced`` is new to ``seen`` (it is added): the same JSON fits a schema or not
+    every time, and a match repeats most of its legal actions and many of its events, so each
+    distinct one is validated once (about twenty times fewer action validations)."""
+    key = orjson.dumps(produced, option=orjson.OPT_SORT_KEYS)
+    if key in seen:
+        return False
+    seen.add(key)
+    return True
+
+
 @pytest.mark.parametrize("game_id", list(games()))
 def test_what_the_engine_produces_fits_the_published_types(game_id: str) -> None:
     game = games()[game_id]
     prefix = game_prefix(game)
     view, event, action, detail = (validator(prefix + kind) for kind in ("View", "Event", "Action", "OutcomeDetail"))
     finished = 0
+    actions_seen: set[bytes] = set()
+    events_seen: set[bytes] = set()
     for players in sorted({game.min_players, game.max_players}):
         for number, options in enumerate(option_variants(game, players)[:VARIANTS_PER_PLAYER_COUNT]):
             chooser = random.Random(f"{game_id}/{players}/{number}")
@@ -69,11 +82,11 @@ def test_what_the_engine_produces_fits_the_published_types(game_id: str) -> None
                     break
                 seat = chooser.choice(to_act)
                 legal = game.legal_actions(state, seat)
-                for candidate in legal:
+                for candidate in filter(lambda a: unseen(a, actions_seen), legal):
                     action.validate(candidate)
                     game.action_shapes.check(candidate)  # Game.check skips it for listed actions
                 state, events = game.apply(state, seat, chooser.choice(legal), rng)
-                for produced in events:
+                for produced in filter(lambda e: unseen(e, events_seen), events):
                     event.validate(produced)
             outcome = game.outcome(state)
             if outcome is not None:
