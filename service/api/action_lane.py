@@ -66,7 +66,7 @@ _BODY = ActionRequestSchema._declared_fields
 #: The move body's keys, and the longest state token its schema allows.
 BODY_KEYS = set(_BODY)
 MAX_STATE_TOKEN = _max_length(_BODY["state_token"])
-_REQUEST_ID_ENVIRON = "HTTP_" + REQUEST_ID_HEADER.upper().replace("-", "_")
+REQUEST_ID_ENVIRON = "HTTP_" + REQUEST_ID_HEADER.upper().replace("-", "_")
 
 
 def _route(url_map: Map, endpoint: str) -> tuple[str, re.Pattern[str]]:
@@ -139,7 +139,7 @@ class ActionLane:
             environ[limits.VERDICT] = refusal
             if refusal is not None:
                 return self.inner(environ, start_response)
-        request_id = self._recorder.request_id(environ.get(_REQUEST_ID_ENVIRON))
+        request_id = self._recorder.request_id(environ.get(REQUEST_ID_ENVIRON))
         status, body, extra = self.answer(
             request_id, method, self._actions_endpoint, path, match_id, environ.get("REMOTE_ADDR"), started, work
         )

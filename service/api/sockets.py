@@ -40,17 +40,18 @@ from wsproto.frame_protocol import CloseReason
 from wsproto.utilities import generate_accept_token
 
 from service.api import errors, limits
-from service.api.action_lane import BODY_KEYS, MAX_STATE_TOKEN, ActionLane, Answer, WSGIApp
+from service.api.action_lane import BODY_KEYS, MAX_STATE_TOKEN, REQUEST_ID_ENVIRON, ActionLane, Answer, WSGIApp
 from service.api.auth import IDEMPOTENCY_KEY
 from service.api.bodies import Blueprint, load_json_body
 from service.api.observability import REQUEST_ID_HEADER, RequestRecorder
 from service.api.problems import BadRequest, Problem, Unauthorized, Unavailable, UpgradeRequired
+from service.api.streams import slot_clients
 from service.errors import RefereeError
 from service.live.feeds import Feed
 from service.live.followers import Follower, LiveMatches
 from service.live.slots import StreamSlots
 from service.referee import Referee
-from service.tokens import MATCH_ID_PATTERN, hash_seat_token, parse_bearer, parse_number
+from service.tokens import MATCH_ID_PATTERN, parse_bearer, parse_number
 
 ROUTE = "/v1/matches/<match_id>/socket"
 _PATH = re.compile(rf"^/v1/matches/({MATCH_ID_PATTERN})/socket$")
@@ -122,7 +123,7 @@ class SocketLane:
             return self.inner(environ, start_response)
         started = time.perf_counter()
         match_id, path, remote = matched.group(1), environ["PATH_INFO"], environ.get("REMOTE_ADDR")
-        request_id = self.recorder.request_id(environ.get("HTTP_X_REQUEST_ID"))
+        request_id = self.recorder.request_id(environ.get(REQUEST_ID_ENVIRON))
         authorization = environ.get("HTTP_AUTHORIZATION", "")
         bearer = parse_bearer(authorization)
         refused = None
@@ -299,7 +300,7 @@ class Channel:
             raise BadRequest("invalid_last_event_id", "`from` is not a version: a whole number.")
         if self._follower is not None:
             raise BadRequest("invalid_body", "This socket follows its match already.")
-        slot = self._lane.slots.take([f"addr:{self._remote or 'unknown'}", f"token:{hash_seat_token(self._bearer)}"])
+        slot = self._lane.slots.take(slot_clients(self._remote, self._bearer))
         if slot is None:
             raise Unavailable(
                 "too_many_streams", "This server holds as many streams as it may; retry shortly.", retry_after=5

@@ -86,7 +86,13 @@ class EventStream:
 def stream_clients(bearer: str | None) -> list[str]:
     """Who opens this stream, for each client's share of the slots: the address (the one
     forwarded by ``REFEREE_PROXY_HOPS`` trusted proxies, if set) and the seat token."""
-    clients = [f"addr:{request.remote_addr or 'unknown'}"]
+    return slot_clients(request.remote_addr, bearer)
+
+
+def slot_clients(remote: str | None, bearer: str | None) -> list[str]:
+    """The clients a stream of ``remote`` with ``bearer`` counts against (its address and its
+    seat token), for the event stream and a seat socket's follow alike."""
+    clients = [f"addr:{remote or 'unknown'}"]
     if bearer is not None:
         clients.append(f"token:{hash_seat_token(bearer)}")
     return clients
