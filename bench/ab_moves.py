@@ -42,7 +42,8 @@ import redis
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.http_moves import WORKER_OPTIONS, free_port, run_load, server_pids
+from bench.http_moves import WORKER_OPTIONS, cpu_seconds, free_port, run_load, server_pids
+from bench.peer_moves import run_referee
 
 REDIS_URL = os.environ.get("AB_REDIS_URL", "redis://127.0.0.1:6379/14")
 WARM_UP_SECONDS = 1.0
@@ -106,6 +107,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=8)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--seed", type=int, default=1, help="seeds the order of the servers in each round")
+    parser.add_argument(
+        "--transport",
+        choices=("per-request", "socket"),
+        default="per-request",
+        help="how the variants' bots send moves: a connection per request, or the seat's WebSocket "
+        "(bench/peer_moves.py's bots); the bare endpoint is always loaded a connection per request",
+    )
     args = parser.parse_args()
     if len(set(args.variants)) != len(args.variants):  # each names its server: a repeat would be left running
         parser.error("name each variant once (to serve one tree twice, give the second a setting such as :RUN=2)")
@@ -124,11 +132,9 @@ def main() -> None:
             order = list(servers)
             shuffled.shuffle(order)
             for name in order:  # first requests load seeds, dictionaries and scripts: not measured
-                run_load(_kind(name), [servers[name][1]], WARM_UP_SECONDS, args.clients, pids[name], redis_pid)
+                load(name, servers[name][1], WARM_UP_SECONDS, args, pids[name], redis_pid)
             for name in order:
-                rows[name].append(
-                    run_load(_kind(name), [servers[name][1]], args.seconds, args.clients, pids[name], redis_pid)
-                )
+                rows[name].append(load(name, servers[name][1], args.seconds, args, pids[name], redis_pid))
         finally:
             for server, _ in servers.values():
                 server.terminate()
@@ -158,6 +164,24 @@ def main() -> None:
             f"| {statistics.mean(differences):+.3f} ± {_standard_error(differences):.3f} "
             f"| {sum(r['errors'] for r in results):.0f} | {cpu[0]:.0f} | {cpu[1]:.0f} | {cpu[2]:.0f} |"
         )
+
+
+def load(
+    name: str, port: int, seconds: float, args: argparse.Namespace, pids: list[int], redis_pid: int
+) -> dict[str, float]:
+    """One server's row of a round, loaded as ``--transport`` says."""
+    if name == "bare" or args.transport == "per-request":
+        return run_load(_kind(name), [port], seconds, args.clients, pids, redis_pid)
+    server_cpu, redis_cpu = cpu_seconds(pids), cpu_seconds([redis_pid])
+    latencies, refused, client_cpu = run_referee(port, "socket", seconds, args.clients)
+    moves = max(1, len(latencies))
+    return {
+        "rate": len(latencies) / seconds,
+        "errors": refused,
+        "server_us": (cpu_seconds(pids) - server_cpu) / moves * 1e6,
+        "redis_us": (cpu_seconds([redis_pid]) - redis_cpu) / moves * 1e6,
+        "client_us": client_cpu / moves * 1e6,
+    }
 
 
 def _kind(name: str) -> str:
