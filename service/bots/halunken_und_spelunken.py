@@ -44,7 +44,7 @@ import math
 import random
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -125,6 +125,18 @@ def loss(cards: list[str], card: str) -> int:
 
 class HalunkenBot:
     """The heuristic bot; stateless, so one instance may play every seat."""
+
+    @staticmethod
+    def stage(state: State) -> int:
+        """The round a state is in: a search's rollout stops at a later round's start
+        (:mod:`service.bots.search`)."""
+        return int(state["round"])
+
+    @staticmethod
+    def judge(state: State, seat: int) -> float:
+        """``seat``'s chance of finishing ahead of every rival from ``state`` (the auction
+        look-ahead's measure), a stopped rollout's reward."""
+        return _chance_ahead(cast(HalunkenState, state), seat)
 
     def choose(self, view: View, legal: list[Action], rng: random.Random) -> Action:
         kinds = {a["type"] for a in legal}

@@ -16,10 +16,13 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
-from service.engine import Action, View
+from service.bots.search import rank_reward
+from service.engine import Action, State, View
+from service.games.isola_dei_vulcani import GAME
 from service.games.isola_dei_vulcani import board as B
+from service.games.isola_dei_vulcani.state import IsolaState
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,20 @@ class IsolaDeiVulcaniBot:
     carve: float = 12.0
     first_prayer: float = 11.0
     toward_crater: float = 9.0
+
+    @staticmethod
+    def stage(state: State) -> int:
+        """The round a state is in: a search's rollout stops at a later round's start
+        (:mod:`service.bots.search`)."""
+        return int(state["round"])
+
+    @staticmethod
+    def judge(state: State, seat: int) -> float:
+        """``seat``'s rank reward were the match scored now (final scoring, the outcome's tie
+        breaks), a stopped rollout's reward."""
+        final = GAME.final_breakdown(cast(IsolaState, state))
+        keys = [(f["total"], f["colonists_on_board"], f["villages_on_board"], f["moai_on_board"]) for f in final]
+        return rank_reward(keys, seat)
 
     def choose(self, view: View, legal: list[Action], rng: random.Random) -> Action:
         kinds = {a["type"] for a in legal}
