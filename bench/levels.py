@@ -9,9 +9,11 @@ same level and the table gives each level's mean cards left and games beaten.
 
 Levels 3-5 stop on their iteration budget or their time cap, whichever comes first; on a
 busy machine the cap comes first more often, so say the machine's load beside a table.
+``--uncapped`` lifts the time caps: every search decision runs its whole iteration budget,
+which measures what a level is on a machine fast enough for its caps never to bite.
 
     python bench/levels.py [--games the-game,esploratore] [--players 2,3] [--matches 20]
-        [--levels 1,2,3,4] [--workers 2]
+        [--levels 1,2,3,4] [--workers 2] [--uncapped]
 """
 
 from __future__ import annotations
@@ -23,12 +25,15 @@ import statistics
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from service.bots.registry import HEURISTIC_BOTS, NoSampler, make_bot, sampler_of
+from service.bots.base import Bot
+from service.bots.registry import HEURISTIC_BOTS, SEARCH_BUDGETS, NoSampler, heuristic_bot, make_bot, sampler_of
+from service.bots.search import SearchBot
 from service.games import get_game
 from tests.support.playout import play_out
 
@@ -40,11 +45,19 @@ def interval(values: list[float]) -> str:
     return f"{mean:.2f} ± {half:.2f}"
 
 
-def play(game_id: str, lineup: list[str], seed: int) -> dict[str, Any]:
+def bot(game_id: str, name: str, uncapped: bool) -> Bot:
+    """Level ``name``; a search level without its time cap when ``uncapped``."""
+    if uncapped and name in SEARCH_BUDGETS:
+        budget = replace(SEARCH_BUDGETS[name], seconds=math.inf)
+        return SearchBot(get_game(game_id), sampler_of(game_id), heuristic_bot(game_id), budget)
+    return make_bot(game_id, name)
+
+
+def play(game_id: str, lineup: list[str], seed: int, uncapped: bool = False) -> dict[str, Any]:
     """One seeded match with ``lineup[seat]`` in each seat: the outcome and the seconds it took."""
     game = get_game(game_id)
     started = time.perf_counter()
-    played = play_out(game, [make_bot(game_id, name) for name in lineup], seed)
+    played = play_out(game, [bot(game_id, name, uncapped) for name in lineup], seed)
     return {"outcome": played.outcome, "seconds": time.perf_counter() - started}
 
 
@@ -58,14 +71,14 @@ def has_level(game_id: str, level: int) -> bool:
     return True
 
 
-def duel(pool: ProcessPoolExecutor, game_id: str, players: int, level: int, matches: int) -> str:
+def duel(pool: ProcessPoolExecutor, game_id: str, players: int, level: int, matches: int, uncapped: bool) -> str:
     """A table row: level ``level`` in one seat against level ``level - 1`` in the others."""
     strong, weak = f"level{level}", f"level{level - 1}"
     jobs = []
     for match in range(matches):
         seat = match % players
         lineup = [strong if s == seat else weak for s in range(players)]
-        jobs.append((seat, pool.submit(play, game_id, lineup, 1000 * level + match)))
+        jobs.append((seat, pool.submit(play, game_id, lineup, 1000 * level + match, uncapped)))
     wins, ranks, seconds = [], [], []
     for seat, job in jobs:
         result = job.result()
@@ -78,10 +91,10 @@ def duel(pool: ProcessPoolExecutor, game_id: str, players: int, level: int, matc
     )
 
 
-def cooperative(pool: ProcessPoolExecutor, game_id: str, players: int, level: int, matches: int) -> str:
+def cooperative(pool: ProcessPoolExecutor, game_id: str, players: int, level: int, matches: int, uncapped: bool) -> str:
     """A table row: level ``level`` in every seat of a cooperative game."""
     name = f"level{level}"
-    jobs = [pool.submit(play, game_id, [name] * players, 1000 + match) for match in range(matches)]
+    jobs = [pool.submit(play, game_id, [name] * players, 1000 + match, uncapped) for match in range(matches)]
     results = [job.result() for job in jobs]
     left = [float(r["outcome"]["detail"]["cards_left"]) for r in results]
     won = [1.0 if r["outcome"]["winners"] else 0.0 for r in results]
@@ -96,6 +109,7 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=20, help="matches per row")
     parser.add_argument("--levels", default="1,2,3,4,5", help="levels to measure (each against the one below)")
     parser.add_argument("--workers", type=int, default=2, help="processes playing matches at once")
+    parser.add_argument("--uncapped", action="store_true", help="search levels without their time caps")
     args = parser.parse_args()
     levels = [int(level) for level in args.levels.split(",")]
     with ProcessPoolExecutor(args.workers) as pool:
@@ -110,9 +124,9 @@ def main() -> None:
                         print(f"| {game_id} | {players} | level{level} | – | no sampler on this tree | | |")
                         continue
                     if game.cooperative:
-                        print(cooperative(pool, game_id, players, level, args.matches), flush=True)
+                        print(cooperative(pool, game_id, players, level, args.matches, args.uncapped), flush=True)
                     elif level > 1:
-                        print(duel(pool, game_id, players, level, args.matches), flush=True)
+                        print(duel(pool, game_id, players, level, args.matches, args.uncapped), flush=True)
 
 
 if __name__ == "__main__":

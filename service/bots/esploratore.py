@@ -31,7 +31,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.engine import Action, View
+from service.engine import Action, State, View
+from service.games.esploratore import GAME
 from service.games.esploratore import rules as R
 
 UNPLACEABLE = 0.5  # the share of a drawn card's worth when it cannot be played next turn
@@ -95,6 +96,22 @@ class EsploratoreBot:
     gather: float = 3.0
     _worth: list[float] = field(default_factory=lambda: [0.0] * R.NPOS, repr=False)
     """Per position, the weighted yield of one multiplier there (set for each decision)."""
+
+    # -- a search's rollouts (service.bots.search) -------------------------------------------
+
+    @staticmethod
+    def stage(state: State) -> int:
+        """The round a state is in: a search's rollout stops at a later round's start."""
+        return int(state["round"])
+
+    @staticmethod
+    def judge(state: State, seat: int) -> float:
+        """``seat``'s rank reward were the match to end now: the engine's outcome of the same
+        totals (it reads only the totals and the options), a stopped rollout's reward."""
+        outcome = GAME.outcome({**state, "phase": "over"})
+        assert outcome is not None
+        ranks = outcome["ranks"]
+        return (len(ranks) - ranks[seat]) / max(1, len(ranks) - 1)
 
     # -- entry point ----------------------------------------------------------------------
 

@@ -43,7 +43,8 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
-from typing import Any
+from functools import lru_cache
+from typing import Any, cast
 
 import orjson
 
@@ -98,20 +99,44 @@ NO_CHANCE = Rng(bytes(32))
 already hold every shuffled card), but ``perform`` takes a dice stream."""
 
 
+@lru_cache(maxsize=1 << 16)
+def _score_of(cards: tuple[str, ...]) -> int:
+    return int(score_collection(list(cards))["score"])
+
+
+def score(cards: list[str]) -> int:
+    """The score of a collection ``cards``, remembered: the bot weighs thousands of collections
+    a match (every landing's gain and every theft's loss), and the engine's count of them was
+    five sixths of a search rollout's time. A collection's score does not depend on its order."""
+    return _score_of(tuple(sorted(cards)))
+
+
 def gain(cards: list[str], card: str) -> int:
     """What ``card`` adds to the score of a collection ``cards``."""
-    return score_collection([*cards, card])["score"] - score_collection(cards)["score"]
+    return score([*cards, card]) - score(cards)
 
 
 def loss(cards: list[str], card: str) -> int:
     """What losing ``card`` takes from the score of ``cards``."""
     rest = list(cards)
     rest.remove(card)
-    return score_collection(cards)["score"] - score_collection(rest)["score"]
+    return score(cards) - score(rest)
 
 
 class HalunkenBot:
     """The heuristic bot; stateless, so one instance may play every seat."""
+
+    @staticmethod
+    def stage(state: State) -> int:
+        """The round a state is in: a search's rollout stops at a later round's start
+        (:mod:`service.bots.search`)."""
+        return int(state["round"])
+
+    @staticmethod
+    def judge(state: State, seat: int) -> float:
+        """``seat``'s chance of finishing ahead of every rival from ``state`` (the auction
+        look-ahead's measure), a stopped rollout's reward."""
+        return _chance_ahead(cast(HalunkenState, state), seat)
 
     def choose(self, view: View, legal: list[Action], rng: random.Random) -> Action:
         kinds = {a["type"] for a in legal}
@@ -508,12 +533,12 @@ def _chance_ahead(state: HalunkenState, me: int) -> float:
     still moves by a normal law of ``SPREAD`` points per remaining round (at the end: 1 or 0).
     A chance rather than the score gap: it weighs every rival, the nearest most, and a sure
     point lost when far ahead counts less than a theft that may cost the lead."""
-    scores = [score_collection(cards)["score"] for cards in state["collections"]]
+    scores = [score(cards) for cards in state["collections"]]
     left = 0 if state["phase"] == "over" else load_seed(GAME_ID, "game")["rounds"] + 1 - state["round"]
     spread = SPREAD * math.sqrt(left)
     chance = 1.0
-    for seat, score in enumerate(scores):
+    for seat, theirs in enumerate(scores):
         if seat != me:
-            gap = scores[me] - score
+            gap = scores[me] - theirs
             chance *= (gap >= 0) if spread == 0 else 0.5 * (1 + math.erf(gap / spread / math.sqrt(2)))
     return chance

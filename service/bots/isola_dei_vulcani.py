@@ -15,10 +15,14 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any
+from functools import lru_cache
+from typing import Any, cast
 
-from service.engine import Action, View
+from service.bots.search import rank_reward
+from service.engine import Action, State, View
+from service.games.isola_dei_vulcani import GAME
 from service.games.isola_dei_vulcani import board as B
+from service.games.isola_dei_vulcani.state import IsolaState
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,20 @@ class IsolaDeiVulcaniBot:
     carve: float = 12.0
     first_prayer: float = 11.0
     toward_crater: float = 9.0
+
+    @staticmethod
+    def stage(state: State) -> int:
+        """The round a state is in: a search's rollout stops at a later round's start
+        (:mod:`service.bots.search`)."""
+        return int(state["round"])
+
+    @staticmethod
+    def judge(state: State, seat: int) -> float:
+        """``seat``'s rank reward were the match scored now (final scoring, the outcome's tie
+        breaks), a stopped rollout's reward."""
+        final = GAME.final_breakdown(cast(IsolaState, state))
+        keys = [(f["total"], f["colonists_on_board"], f["villages_on_board"], f["moai_on_board"]) for f in final]
+        return rank_reward(keys, seat)
 
     def choose(self, view: View, legal: list[Action], rng: random.Random) -> Action:
         kinds = {a["type"] for a in legal}
@@ -109,6 +127,13 @@ class IsolaDeiVulcaniBot:
         return max(options, key=lambda a: (mine(a["to"]), hexes[a["to"]]["lava"]))
 
 
+@lru_cache(maxsize=8192)
+def _sides(k: str) -> tuple[tuple[str, str], ...]:
+    """Each hex around ``k`` with the edge between them: the distances' walks ask for them
+    thousands of times a rollout."""
+    return tuple((n, B.edge(k, n)) for n in B.neighbours(k))
+
+
 class Board:
     """What the bot reads off its view: free craters, lava, distances on the island."""
 
@@ -123,6 +148,7 @@ class Board:
         self.lava_hexes = {k for k, h in self.hexes.items() if h["lava"]}
         self.workable = {k for k in self.crater_hexes if k in self.lava_hexes or self.me in self.hexes[k]["lying_moai"]}
         self._dist: dict[tuple[frozenset[str], bool], dict[str, int]] = {}
+        self._pull_dists: list[tuple[dict[str, int], float]] | None = None
         stray = {k for k, h in self.hexes.items() if self.me in h["lying_moai"]} - self.crater_hexes
         if self.crater_hexes:
             to_crater = self.distances(frozenset(self.crater_hexes), moai=True)
@@ -163,11 +189,16 @@ class Board:
         less per step away (one potential, so walks never loop)."""
         far = len(self.hexes) + 1
         best = -2.0 * far
-        for goals, worth in self.goals:
-            if goals:
-                d = self.distances(frozenset(goals)).get(k, far)
-                best = max(best, worth - 2 * d)
+        for dist, worth in self._pulls():
+            best = max(best, worth - 2 * dist.get(k, far))
         return best
+
+    def _pulls(self) -> list[tuple[dict[str, int], float]]:
+        """Each non-empty goal's distances and worth, worked out once per board: a turn asks
+        :meth:`pull` of every hex a move may reach."""
+        if self._pull_dists is None:
+            self._pull_dists = [(self.distances(frozenset(goals)), worth) for goals, worth in self.goals if goals]
+        return self._pull_dists
 
     def distances(self, goals: frozenset[str], moai: bool = False) -> dict[str, int]:
         """Walking distance from every hex to the nearest goal: cracks block, and with
@@ -178,9 +209,9 @@ class Board:
             while frontier:
                 nxt = []
                 for k in frontier:
-                    for n in B.neighbours(k):
+                    for n, edge in _sides(k):
                         h = self.hexes.get(n)
-                        if h is None or n in dist or B.edge(k, n) in self.cracks:
+                        if h is None or n in dist or edge in self.cracks:
                             continue
                         if moai and h["volcano"] is not None:
                             continue

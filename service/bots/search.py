@@ -24,15 +24,24 @@ Choices made along the way, and why:
   (a ``ranked(view, legal)`` method, The Game's) names them; any other is asked again with its
   earlier picks withheld, and once it repeats itself or answers with a move outside the list
   the rest come in a seeded random order. A level fixes how many moves compete.
-- **Rollouts are the heuristic bot's whole matches**, not random moves: random continuations
+- **Rollouts are the heuristic bot's decisions**, not random moves: random continuations
   say little about a move's worth (searches with them lost to level 2 in every game
-  measured). A heuristic decision costs about a millisecond, a whole match of them 20-150 ms
-  (Halunken und Spelunken's the least), so early in a long match the time cap ends the
-  search before enough worlds are played, and the heuristic's move is played. Rollouts cut
-  short and scored by The Game's heuristic judgement of a position (the risk of each card
-  left) overturned good moves on false evidence, so rollouts run to the end of the match.
+  measured). A heuristic decision costs about a millisecond, a whole match of them 20-400 ms
+  of CPU, so a rollout stops early where the heuristic bot can judge a position (a
+  :class:`Judging` bot: Esploratore's, Halunken und Spelunken's, L'Isola dei Vulcani's): at
+  the start of the round after next (:data:`STAGES_AHEAD`), scored by the bot's ``judge``
+  (Halunken und Spelunken: the chance of finishing ahead that its auction look-ahead weighs;
+  the others: the rank the match's scoring gives now). That makes their rollouts 3-20 times
+  cheaper early in a match, so a level's time cap lets it play more worlds. In Halunken und
+  Spelunken it measured as strong as whole-match rollouts (bench/README.md). The Game's
+  rollouts run to the end of the match: cut short and scored by its heuristic judgement of a
+  position (the risk of each card left), they overturned good moves on false evidence.
+- **The heuristic bot is cheap enough to roll out**: where a rollout's profile showed one
+  computation dominating (Halunken und Spelunken's collection scores, L'Isola dei Vulcani's
+  distance walks), the bot remembers it, deciding as before.
 - **Rewards** come from the outcome: ``(n - rank) / (n - 1)`` for a competitive game (1 for
   the winner, 0 for the last); in a cooperative game (The Game) minus the score, the cards left.
+  A judged rollout's reward is on the same scale (:func:`rank_reward`).
 - **Several seats owing a decision at once** in a rollout: one of them, drawn with the world's
   seed, moves first. The bot's own seat always moves first at the root.
 - **Budgets:** a level is an iteration budget (rollouts) and a number of candidates, which
@@ -51,7 +60,7 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import orjson
 
@@ -69,9 +78,24 @@ ROLLOUT_DECISIONS = 2000
 bots can play on forever against each other (two Halunken und Spelunken captains outbidding
 each other with the same cards), and a search must end on its iteration budget alone."""
 
+STAGES_AHEAD = 2
+"""How far a rollout plays when the heuristic bot can judge a position: until the bot's
+``stage(state)`` (a round number) has moved on by this many, then ``judge(state, seat)``."""
+
 Z = 1.64
 """How many standard errors a challenger's mean reward difference must stay above zero (one
 sided, 95%) to replace the heuristic's move."""
+
+
+@runtime_checkable
+class Judging(Protocol):
+    """A heuristic bot that can judge a position, so that a rollout may stop short of the end
+    of the match: ``stage(state)`` counts rounds, ``judge(state, seat)`` is the seat's reward
+    expected from ``state`` (on the scale of :func:`rank_reward`)."""
+
+    def stage(self, state: State) -> int: ...
+
+    def judge(self, state: State, seat: int) -> float: ...
 
 
 @dataclass(frozen=True)
@@ -191,10 +215,14 @@ def _rollout(
 ) -> float:
     """``seat``'s reward after playing ``move`` on ``state`` and the heuristic for every
     seat to the end of the match."""
+    judging = policy if isinstance(policy, Judging) else None
+    horizon = math.inf if judging is None else judging.stage(state) + STAGES_AHEAD
     state, _ = game.perform(state, seat, move, chance)
     for _ in range(ROLLOUT_DECISIONS):
         if not (to_act := game.to_act(state)):
             break
+        if judging is not None and judging.stage(state) >= horizon:
+            return judging.judge(state, seat)
         if time.monotonic() >= stop_at:
             raise _OutOfTime
         actor = to_act[0] if len(to_act) == 1 else chooser.choice(to_act)
@@ -210,6 +238,14 @@ def _rollout(
         return -statistics.fmean(outcome["scores"])
     players = len(outcome["ranks"])
     return (players - outcome["ranks"][seat]) / max(1, players - 1)
+
+
+def rank_reward(keys: list[Any], seat: int) -> float:
+    """``seat``'s reward, ``(n - rank) / (n - 1)``, were the match to end with these ranking
+    keys (higher is better, equal keys share a rank): how a bot that can judge a position
+    scores a stopped rollout."""
+    rank = 1 + sum(1 for key in keys if key > keys[seat])
+    return (len(keys) - rank) / max(1, len(keys) - 1)
 
 
 class SearchBot:

@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
+import math
 import random
 
+import pytest
+
+from service.bots.halunken_und_spelunken import HalunkenBot
 from service.bots.registry import heuristic_bot, sampler_of
-from service.bots.search import MIN_WORLDS, Budget, SearchBot, candidates, overturning
+from service.bots.search import (
+    MIN_WORLDS,
+    STAGES_AHEAD,
+    Budget,
+    Judging,
+    SearchBot,
+    _rollout,
+    candidates,
+    overturning,
+    rank_reward,
+)
 from service.bots.the_game import TheGameBot
-from service.engine import Action, Rng, View
+from service.engine import Action, Rng, State, View
 from service.games import get_game
+from tests.support.playout import play_out
 
 
 def a_choice(game_id: str, players: int, seed: int) -> tuple[View, list[Action]]:
@@ -67,3 +82,39 @@ def test_a_bot_that_repeats_itself_is_followed_by_the_rest_in_a_seeded_order() -
     moves = candidates(Stubborn(), view, legal, len(legal) + 1, random.Random(0))
     assert moves[0] == legal[-1] and sorted(map(str, moves)) == sorted(map(str, legal))
     assert moves == candidates(Stubborn(), view, legal, len(legal) + 1, random.Random(0))
+
+
+def test_ranking_keys_give_the_outcomes_reward() -> None:
+    assert rank_reward([(3,), (5,), (5,)], 0) == 0.0
+    assert rank_reward([(3,), (5,), (5,)], 1) == 1.0, "equal keys share the first rank"
+    assert rank_reward([(3,), (5,), (4,)], 2) == 0.5
+
+
+@pytest.mark.parametrize("game_id", ["esploratore", "halunken-und-spelunken", "isola-dei-vulcani"])
+def test_a_judge_agrees_with_the_outcome_at_the_end_of_a_match(game_id: str) -> None:
+    game, bot = get_game(game_id), heuristic_bot(game_id)
+    assert isinstance(bot, Judging)
+    played = play_out(game, [bot, bot], seed=3)
+    for seat in range(2):
+        assert bot.judge(played.state, seat) == 1.0 - (played.outcome["ranks"][seat] - 1)
+
+
+def test_a_rollout_stops_rounds_ahead_where_the_heuristic_judges_positions() -> None:
+    game_id = "halunken-und-spelunken"
+    game, rng = get_game(game_id), Rng(bytes(8))
+    state = game.setup(2, game.resolve_options(2, {}), rng)
+    seen: list[int] = []
+
+    class Judged(HalunkenBot):
+        def choose(self, view: View, legal: list[Action], rng: random.Random) -> Action:
+            seen.append(view["round"])
+            return super().choose(view, legal, rng)
+
+        @staticmethod
+        def judge(state: State, seat: int) -> float:
+            return 0.25
+
+    seat, start = game.to_act(state)[0], state["round"]
+    move = game.legal_actions(state, seat)[0]
+    assert _rollout(game, Judged(), state, seat, move, Rng(bytes(8)), random.Random(0), math.inf) == 0.25
+    assert max(seen) == start + STAGES_AHEAD - 1, "no decision once the round after next starts"
