@@ -85,9 +85,7 @@ def socket_mover(app: Any, match_id: str, token: str) -> tuple[Mover, Callable[[
         sent += 1
         frame = client.send(TextMessage(data=(b'{"id":"%d",' % sent + body[1:]).decode()))
         started = time.process_time()
-        channel._ws.receive_data(frame)
-        for event in channel._ws.events():
-            channel._handle(event)
+        channel.received(frame)
         spent = time.process_time() - started
         client.receive_data(client_end.recv(1 << 20))
         (answer,) = list(client.events())
