@@ -107,6 +107,15 @@ class SocketLane:
         self.max_message_bytes = max_message_bytes
         self.idle_seconds = idle_seconds
         self.heartbeat_seconds = heartbeat_seconds
+        self._open: set[Channel] = set()
+
+    def going_away(self) -> None:
+        """Close every open channel with 1001, as a server going down does: called when the
+        worker stops (``service/server/gunicorn_conf.py``), so bots learn it at once and
+        reconnect elsewhere rather than finding their connection cut when the worker's
+        graceful timeout ends."""
+        for channel in list(self._open):
+            channel.end(GOING_AWAY, "the server is going away")
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         matched = _PATH.match(environ.get("PATH_INFO", ""))
@@ -149,7 +158,12 @@ class SocketLane:
             b"Sec-WebSocket-Accept: %s\r\n\r\n" % generate_accept_token(key.encode())
         )
         budget = self.limiter.key_of(authorization, remote) if self.limiter is not None else ""
-        Channel(self, sock, match_id, bearer, budget, remote, path).run()
+        channel = Channel(self, sock, match_id, bearer, budget, remote, path)
+        self._open.add(channel)
+        try:
+            channel.run()
+        finally:
+            self._open.discard(channel)
         raise StopIteration("the socket closed")  # gunicorn closes the connection, writing nothing
 
 
@@ -196,6 +210,15 @@ class Channel:
                     return
         finally:
             self._unfollow()
+
+    def end(self, code: int, reason: str) -> None:
+        """Close the channel from outside its loop: the close frame sent, the reading side
+        shut, so the loop's ``recv`` returns and the channel ends."""
+        self._close(code, reason)
+        try:
+            self._sock.shutdown(socket.SHUT_RD)
+        except OSError:
+            pass
 
     def received(self, data: bytes) -> bool:
         """Act on the frames ``data`` completes; False when the channel is over."""
