@@ -40,8 +40,8 @@ from service.api.action_lane import BODY_KEYS, MAX_STATE_TOKEN, REQUEST_ID_ENVIR
 from service.api.auth import IDEMPOTENCY_KEY
 from service.api.bodies import Blueprint, load_json_body
 from service.api.observability import REQUEST_ID_HEADER, RequestRecorder
-from service.api.problems import BadRequest, Problem, Unauthorized, Unavailable, UpgradeRequired
-from service.api.streams import slot_clients
+from service.api.problems import BadRequest, Problem, Unauthorized, UpgradeRequired
+from service.api.streams import slot_clients, too_many_streams
 from service.errors import RefereeError
 from service.live.feeds import Feed
 from service.live.followers import Follower, LiveMatches
@@ -314,9 +314,7 @@ class Channel:
             raise BadRequest("invalid_body", "This socket follows its match already.")
         slot = self._lane.slots.take(slot_clients(self._remote, self._bearer))
         if slot is None:
-            raise Unavailable(
-                "too_many_streams", "This server holds as many streams as it may; retry shortly.", retry_after=5
-            )
+            raise too_many_streams()
         try:
             follower = Follower.open(self._lane.live, self._lane.feed, self._match_id, self._bearer, after)
         except RefereeError as refusal:
