@@ -20,7 +20,6 @@ started, as its state token stays valid (:meth:`service.match.Match.accepts_toke
 
 from __future__ import annotations
 
-import functools
 import logging
 import math
 import time
@@ -120,15 +119,8 @@ class StoreClock:
 def iso_ms(epoch_ms: int) -> str:
     """``2026-11-23T19:00:00.000Z`` for an epoch time in milliseconds."""
     seconds, ms = divmod(epoch_ms, 1000)
-    return f"{_calendar(seconds)}.{ms:03d}Z"
-
-
-@functools.lru_cache(maxsize=4)
-def _calendar(seconds: int) -> str:
-    """``2026-11-23T19:00:00`` for an epoch time in seconds. Every move stamps its record with
-    the time, and formatting a datetime costs several times the rest of :func:`iso_ms`; the
-    moves of one second share this part, so the last few seconds' are kept."""
-    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds").removesuffix("+00:00")
+    calendar = datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds").removesuffix("+00:00")
+    return f"{calendar}.{ms:03d}Z"
 
 
 @dataclass(frozen=True)
