@@ -57,6 +57,40 @@ def _without_direct_access_line() -> None:
     observability.AccessLog.write = write
 
 
+def _without_frame_reader() -> None:
+    """A seat socket's client frames read by wsproto's server connection, the library
+    :mod:`service.api.frames` stands in for (its events handled as the channel handles the
+    reader's)."""
+    from wsproto import ConnectionType
+    from wsproto.connection import Connection
+    from wsproto.events import BytesMessage, CloseConnection, Ping, TextMessage
+
+    from service.api import sockets
+
+    def received(self: Any, data: bytes) -> bool:
+        ws = self.__dict__.setdefault("_wsproto", Connection(ConnectionType.SERVER))
+        pending: list[str] = self.__dict__.setdefault("_fragments", [])
+        ws.receive_data(data)
+        for event in ws.events():
+            if isinstance(event, TextMessage):
+                pending.append(event.data)
+                if event.message_finished:
+                    text = "".join(pending)
+                    pending.clear()
+                    self._answer(text)
+            elif isinstance(event, Ping):
+                self._send(ws.send(event.response()))
+            elif isinstance(event, BytesMessage):
+                self._close(sockets.UNSUPPORTED, "messages are JSON text")
+                return False
+            elif isinstance(event, CloseConnection):
+                self._send(ws.send(event.response()))
+                return False
+        return True
+
+    sockets.Channel.received = received  # type: ignore[method-assign]  # the patch, as above
+
+
 #: The optimisations of the move path that measured clearly above the noise, each with the
 #: patch that takes it out. (Those that did not were removed from the service: the RESP
 #: packer, legal actions in the lane, the orjson JSON provider, keyed-HMAC copies, counted
@@ -66,6 +100,7 @@ PATCHES: dict[str, Callable[[], None]] = {
     "direct_connections": _without_direct_connections,
     "node_cache": _without_node_cache,
     "direct_access_line": _without_direct_access_line,
+    "frame_reader": _without_frame_reader,
 }
 
 

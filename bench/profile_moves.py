@@ -98,6 +98,16 @@ def parts(stats: dict[Any, Any]) -> dict[str, float]:
     return sums
 
 
+def production_app(redis_url: str) -> Any:
+    """The app as ``create_app`` builds it to serve (access log, metrics, rate limiter, match
+    cache) on ``redis_url``, with a rate limit no benchmark reaches; metrics in the process
+    (an in-process benchmark has no workers' folder to share)."""
+    os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    from service import create_app
+
+    return create_app({"REDIS_URL": redis_url, "REFEREE_SECRET": "bench", "REFEREE_RATE_LIMIT": "100000000 per minute"})
+
+
 def make_player(app: Any, rng: random.Random) -> Callable[[int], None]:
     """A function playing ``n`` moves through ``app``'s WSGI interface, as http_moves.py's clients do."""
 
@@ -155,12 +165,8 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=0, help="also print the top N functions by own time")
     args = parser.parse_args()
 
-    from service import create_app
-
     with contextlib.redirect_stderr(io.StringIO()):  # the access log: written, not shown
-        app = create_app(
-            {"REDIS_URL": args.redis, "REFEREE_SECRET": "bench", "REFEREE_RATE_LIMIT": "100000000 per minute"}
-        )
+        app = production_app(args.redis)
         play = make_player(app, random.Random(1))
         play(300)  # warm up: imports, connections, caches
         started = time.process_time()

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-import os
 import random
 import socket
 import sys
@@ -40,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.http_moves import simple_choice  # noqa: E402
+from bench.profile_moves import production_app  # noqa: E402
 
 Mover = Callable[[str, bytes], tuple[dict[str, Any], float]]
 """Sends one move body for a match; the new state, and the CPU seconds the app spent on it."""
@@ -85,9 +85,7 @@ def socket_mover(app: Any, match_id: str, token: str) -> tuple[Mover, Callable[[
         sent += 1
         frame = client.send(TextMessage(data=(b'{"id":"%d",' % sent + body[1:]).decode()))
         started = time.process_time()
-        channel._ws.receive_data(frame)
-        for event in channel._ws.events():
-            channel._handle(event)
+        channel.received(frame)
         spent = time.process_time() - started
         client.receive_data(client_end.recv(1 << 20))
         (answer,) = list(client.events())
@@ -130,16 +128,10 @@ def main() -> None:
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/14")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds; the least CPU of each is kept")
     args = parser.parse_args()
-    os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
-
-    from service import create_app
-
     rng = random.Random(1)
     best = {"lane": float("inf"), "socket": float("inf")}
     with contextlib.redirect_stderr(io.StringIO()):  # the access log: written, not shown
-        app = create_app(
-            {"REDIS_URL": args.redis, "REFEREE_SECRET": "bench", "REFEREE_RATE_LIMIT": "100000000 per minute"}
-        )
+        app = production_app(args.redis)
         for transport in best:  # warm up: imports, connections, caches
             play(app, transport, 300, rng)
         for round_ in range(args.rounds):

@@ -31,8 +31,7 @@ from service.api.bodies import Blueprint
 from service.api.bots import BOT_AUTH, bot_first, current_bot, no_store
 from service.api.hang_ups import socket_of
 from service.api.matches import json_response
-from service.api.problems import Unavailable
-from service.api.streams import HEARTBEAT, EventStream, last_event_id
+from service.api.streams import HEARTBEAT, EventStream, last_event_id, too_many_streams
 from service.challenges import event_data
 from service.errors import TooMany
 from service.live.bot_events import BotFollower, Presence
@@ -113,11 +112,7 @@ def events() -> Any:
     slots: StreamSlots = current_app.extensions["stream_slots"]
     slot = slots.take([f"addr:{request.remote_addr or 'unknown'}", f"bot:{bot.key}"])
     if slot is None:
-        raise Unavailable(
-            "too_many_streams",
-            "This server holds as many streams as it may, or as many of yours as it has free slots; retry shortly.",
-            retry_after=5,
-        )
+        raise too_many_streams()
     try:
         feed: Feed = current_app.extensions["feed"]
         accounts = _accounts()

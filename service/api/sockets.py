@@ -12,7 +12,8 @@ idempotency, metrics and access line. ``{"id": ..., "op": "follow", "from": vers
 pushes the versions the match's event stream sends (:class:`service.live.followers.Follower`).
 
 The channel runs in front of Flask on gunicorn's gevent workers, on the connection's own socket
-(``gunicorn.socket``), with wsproto reading and writing the frames. The connection keeps its
+(``gunicorn.socket``), reading and writing the frames with :mod:`service.api.frames` (wsproto
+computes the handshake's accept token). The connection keeps its
 worker greenlet, so ``REFEREE_WORKER_CONNECTIONS`` still bounds a worker's connections; when
 the channel closes, ``StopIteration`` tells gunicorn to close the connection without writing
 an answer of its own (as flask-sock does). A request to the route that is no well-formed
@@ -26,26 +27,21 @@ from __future__ import annotations
 import base64
 import re
 import socket
-import struct
 import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import orjson
-from wsproto import ConnectionType
-from wsproto.connection import Connection
-from wsproto.events import BytesMessage, CloseConnection, Event, Ping, TextMessage
-from wsproto.frame_protocol import CloseReason
 from wsproto.utilities import generate_accept_token
 
-from service.api import errors, limits
+from service.api import errors, frames, limits
 from service.api.action_lane import BODY_KEYS, MAX_STATE_TOKEN, REQUEST_ID_ENVIRON, ActionLane, Answer, WSGIApp
 from service.api.auth import IDEMPOTENCY_KEY
 from service.api.bodies import Blueprint, load_json_body
 from service.api.observability import REQUEST_ID_HEADER, RequestRecorder
-from service.api.problems import BadRequest, Problem, Unauthorized, Unavailable, UpgradeRequired
-from service.api.streams import slot_clients
+from service.api.problems import BadRequest, Problem, Unauthorized, UpgradeRequired
+from service.api.streams import slot_clients, too_many_streams
 from service.errors import RefereeError
 from service.live.feeds import Feed
 from service.live.followers import Follower, LiveMatches
@@ -61,8 +57,8 @@ _MOVE_EXTRAS = {"id", "idempotency_key"}
 #: What the access line and request metrics name a socket message's method.
 METHOD = "WS"
 _RECEIVE_BYTES = 65536
-#: Close codes (RFC 6455 section 7.4.1).
-GOING_AWAY, UNSUPPORTED, TOO_BIG = CloseReason.GOING_AWAY, CloseReason.UNSUPPORTED_DATA, CloseReason.MESSAGE_TOO_BIG
+#: Close codes (RFC 6455 section 7.4.1) the channel gives besides the protocol's own.
+GOING_AWAY, UNSUPPORTED = 1001, 1003
 
 
 def _upgrade_key(environ: dict[str, Any]) -> str | None:
@@ -111,6 +107,15 @@ class SocketLane:
         self.max_message_bytes = max_message_bytes
         self.idle_seconds = idle_seconds
         self.heartbeat_seconds = heartbeat_seconds
+        self._open: set[Channel] = set()
+
+    def going_away(self) -> None:
+        """Close every open channel with 1001, as a server going down does: called when the
+        worker stops (``service/server/gunicorn_conf.py``), so bots learn it at once and
+        reconnect elsewhere rather than finding their connection cut when the worker's
+        graceful timeout ends."""
+        for channel in list(self._open):
+            channel.end(GOING_AWAY, "the server is going away")
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         matched = _PATH.match(environ.get("PATH_INFO", ""))
@@ -153,7 +158,12 @@ class SocketLane:
             b"Sec-WebSocket-Accept: %s\r\n\r\n" % generate_accept_token(key.encode())
         )
         budget = self.limiter.key_of(authorization, remote) if self.limiter is not None else ""
-        Channel(self, sock, match_id, bearer, budget, remote, path).run()
+        channel = Channel(self, sock, match_id, bearer, budget, remote, path)
+        self._open.add(channel)
+        try:
+            channel.run()
+        finally:
+            self._open.discard(channel)
         raise StopIteration("the socket closed")  # gunicorn closes the connection, writing nothing
 
 
@@ -178,12 +188,10 @@ class Channel:
         self._path = path
         # The rate limit's key of the seat's requests: worked out once, not per message.
         self._budget = budget
-        self._ws = Connection(ConnectionType.SERVER)
+        self._frames = frames.FrameReader(lane.max_message_bytes)
         self._sending = threading.Lock()
         self._follower: Follower | None = None
         self._slot: Any = None
-        self._pending: list[str] = []
-        self._pending_bytes = 0
 
     def run(self) -> None:
         """Serve messages until the client closes, breaks the protocol, sends too much or
@@ -198,35 +206,39 @@ class Channel:
                     return
                 except OSError:
                     return
-                if not data:
+                if not data or not self.received(data):
                     return
-                self._ws.receive_data(data)
-                for event in self._ws.events():
-                    if not self._handle(event):
-                        return
         finally:
             self._unfollow()
 
-    def _handle(self, event: Event) -> bool:
-        """Act on one event; False when the channel is over."""
-        if isinstance(event, BytesMessage):
-            self._close(UNSUPPORTED, "messages are JSON text")
+    def end(self, code: int, reason: str) -> None:
+        """Close the channel from outside its loop: the close frame sent, the reading side
+        shut, so the loop's ``recv`` returns and the channel ends."""
+        self._close(code, reason)
+        try:
+            self._sock.shutdown(socket.SHUT_RD)
+        except OSError:
+            pass
+
+    def received(self, data: bytes) -> bool:
+        """Act on the frames ``data`` completes; False when the channel is over."""
+        try:
+            events = self._frames.feed(data)
+        except frames.ProtocolViolation as violation:
+            self._close(violation.code, violation.reason)
             return False
-        if isinstance(event, TextMessage):
-            self._pending_bytes += len(event.data)
-            if self._pending_bytes > self._lane.max_message_bytes:
-                self._close(TOO_BIG, f"messages are at most {self._lane.max_message_bytes} bytes")
+        for event in events:
+            if type(event) is frames.Text:
+                self._answer(event.data)
+            elif type(event) is frames.Ping:
+                self._send(frames.control_frame(frames.PONG, event.payload))
+            elif type(event) is frames.Binary:
+                self._close(UNSUPPORTED, "messages are JSON text")
                 return False
-            self._pending.append(event.data)
-            if event.message_finished:
-                text = "".join(self._pending)
-                self._pending, self._pending_bytes = [], 0
-                self._answer(text)
-        elif isinstance(event, Ping):
-            self._send(event.response())
-        elif isinstance(event, CloseConnection):
-            self._send(event.response())
-            return False
+            else:  # the client's close, answered with its code
+                assert type(event) is frames.Close
+                self._close(event.code, event.reason)
+                return False
         return True
 
     def _answer(self, text: str) -> None:
@@ -302,9 +314,7 @@ class Channel:
             raise BadRequest("invalid_body", "This socket follows its match already.")
         slot = self._lane.slots.take(slot_clients(self._remote, self._bearer))
         if slot is None:
-            raise Unavailable(
-                "too_many_streams", "This server holds as many streams as it may; retry shortly.", retry_after=5
-            )
+            raise too_many_streams()
         try:
             follower = Follower.open(self._lane.live, self._lane.feed, self._match_id, self._bearer, after)
         except RefereeError as refusal:
@@ -325,7 +335,7 @@ class Channel:
         try:
             for frame in follower.frames(self._lane.heartbeat_seconds):
                 if frame is None:
-                    self._send(Ping())
+                    self._send(frames.control_frame(frames.PING))
                 else:
                     self._send_text(b'{"event":"version","version":%d,"data":%s}' % (frame.version, frame.data))
         except OSError:
@@ -357,18 +367,16 @@ class Channel:
         )
 
     def _send_text(self, data: bytes) -> None:
-        """One text frame of ``data`` (UTF-8 JSON already), framed here: a server's frames are
-        unmasked and unfragmented, and wsproto would decode the text only to encode it again."""
-        with self._sending:
-            self._sock.sendall(_text_frame(data))
+        """One text frame of ``data`` (UTF-8 JSON already)."""
+        self._send(frames.text_frame(data))
 
-    def _send(self, event: Event) -> None:
+    def _send(self, frame: bytes) -> None:
         with self._sending:
-            self._sock.sendall(self._ws.send(event))
+            self._sock.sendall(frame)
 
     def _close(self, code: int, reason: str) -> None:
         try:
-            self._send(CloseConnection(code=code, reason=reason))
+            self._send(frames.close_frame(code, reason))
         except OSError:
             pass
 
@@ -404,16 +412,6 @@ def socket_route(match_id: str) -> Any:
 
 def _upgrade_required() -> UpgradeRequired:
     return UpgradeRequired("websocket_required", "Open this route with a WebSocket upgrade request (version 13).")
-
-
-def _text_frame(data: bytes) -> bytes:
-    """An unmasked final text frame holding ``data`` (RFC 6455 section 5.2)."""
-    length = len(data)
-    if length < 126:
-        return struct.pack("!BB", 0x81, length) + data
-    if length < 1 << 16:
-        return struct.pack("!BBH", 0x81, 126, length) + data
-    return struct.pack("!BBQ", 0x81, 127, length) + data
 
 
 def _invalid_body(found: dict[str, list[str]]) -> BadRequest:

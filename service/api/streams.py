@@ -146,11 +146,7 @@ def stream(match_id: str) -> Any:
     slots: StreamSlots = current_app.extensions["stream_slots"]
     slot = slots.take(stream_clients(bearer))
     if slot is None:
-        raise Unavailable(
-            "too_many_streams",
-            "This server holds as many streams as it may, or as many of yours as it has free slots; retry shortly.",
-            retry_after=5,
-        )
+        raise too_many_streams()
     try:
         live: LiveMatches = current_app.extensions["live_matches"]
         feed: Feed = current_app.extensions["feed"]
@@ -166,4 +162,13 @@ def stream(match_id: str) -> Any:
         body,
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no", "Vary": "Authorization"},
+    )
+
+
+def too_many_streams() -> Unavailable:
+    """The refusal of a stream (an event stream, a bot's, a socket's follow) for want of a slot."""
+    return Unavailable(
+        "too_many_streams",
+        "This server holds as many streams as it may, or as many of yours as it has free slots; retry shortly.",
+        retry_after=5,
     )

@@ -199,6 +199,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         settings.stream_heartbeat_seconds,
     )
     app.wsgi_app = channels  # type: ignore[method-assign]  # middleware, as above
+    app.extensions["seat_sockets"] = channels
     for name, schema in MESSAGES.items():
         api.spec.components.schema(name, schema=schema)
     if settings.proxy_hops:

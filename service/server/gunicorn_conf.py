@@ -32,12 +32,15 @@ import sys  # noqa: E402
 import tempfile  # noqa: E402
 from typing import TYPE_CHECKING, cast  # noqa: E402
 
+import gevent  # noqa: E402
 from gunicorn.config import ControlSocket  # noqa: E402
 
 if TYPE_CHECKING:
     from flask import Flask
     from gunicorn.arbiter import Arbiter
     from gunicorn.workers.base import Worker
+
+    from service.api.sockets import SocketLane
 
 # prometheus_client decides at import time whether its values live in this process or in
 # files shared by every worker, so the folder must be set before anything imports it.
@@ -123,6 +126,17 @@ def post_worker_init(worker: Worker) -> None:
     sweeper = app.extensions.get("sweeper")
     if sweeper is not None:
         sweeper.start()
+    gevent.spawn(_close_sockets_on_stop, worker, app.extensions["seat_sockets"])
+
+
+def _close_sockets_on_stop(worker: Worker, sockets: SocketLane) -> None:
+    """Once the worker is told to stop (``SIGTERM``: it stops accepting and waits up to
+    ``graceful_timeout`` for its connections to end), close its seats' sockets with 1001, as
+    gunicorn checks whether it still runs: a socket would otherwise hold the worker for the
+    whole timeout and then be cut without a close frame."""
+    while worker.alive:
+        gevent.sleep(1.0)
+    sockets.going_away()
 
 
 def child_exit(server: Arbiter, worker: Worker) -> None:

@@ -5,8 +5,11 @@ code, idempotent replays, the followed versions, the rate limit, and the channel
 
 from __future__ import annotations
 
+import os
 import random
+import signal
 import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -224,3 +227,23 @@ def test_open_sockets_count_against_the_workers_connection_limit(redis_url: str,
         second.close()
     finally:
         limited.kill()
+
+
+def test_a_stopping_server_closes_its_sockets_as_going_away(redis_url: str, tmp_path: Path) -> None:
+    """``SIGTERM`` (a deploy, a scale-down): the worker stops taking connections and closes its
+    seats' sockets with 1001 within a second or so, well before its graceful timeout (10 s)
+    would cut them without a close frame."""
+    stopping = serve(redis_url, tmp_path / "serve.log")
+    try:
+        match = solo(stopping)
+        with seat_socket(stopping, match) as channel:
+            assert channel.act(match.legal(0)["state_token"], match.legal(0)["actions"][0])["status"] == 200
+            os.kill(stopping.proc.pid, signal.SIGTERM)
+            asked = time.monotonic()
+            with pytest.raises(SocketClosed) as closed:
+                channel.receive()
+        assert closed.value.code == 1001
+        assert time.monotonic() - asked < 5
+        assert stopping.proc.wait(15) == 0
+    finally:
+        stopping.kill()
