@@ -31,6 +31,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from service.bots.search import round_stage
 from service.engine import Action, State, View
 from service.games.esploratore import GAME
 from service.games.esploratore import rules as R
@@ -99,10 +100,7 @@ class EsploratoreBot:
 
     # -- a search's rollouts (service.bots.search) -------------------------------------------
 
-    @staticmethod
-    def stage(state: State) -> int:
-        """The round a state is in: a search's rollout stops at a later round's start."""
-        return int(state["round"])
+    stage = staticmethod(round_stage)
 
     @staticmethod
     def judge(state: State, seat: int) -> float:

@@ -49,6 +49,7 @@ from typing import Any, cast
 import orjson
 
 from service.bots.samplers.halunken_und_spelunken import sample_state
+from service.bots.search import round_stage
 from service.engine import Action, Rng, State, View, load_seed
 from service.games.halunken_und_spelunken import GAME
 from service.games.halunken_und_spelunken.engine import GAME_ID, STANDARD, TWO, score_collection
@@ -126,11 +127,7 @@ def loss(cards: list[str], card: str) -> int:
 class HalunkenBot:
     """The heuristic bot; stateless, so one instance may play every seat."""
 
-    @staticmethod
-    def stage(state: State) -> int:
-        """The round a state is in: a search's rollout stops at a later round's start
-        (:mod:`service.bots.search`)."""
-        return int(state["round"])
+    stage = staticmethod(round_stage)
 
     @staticmethod
     def judge(state: State, seat: int) -> float:

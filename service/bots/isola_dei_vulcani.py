@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, cast
 
-from service.bots.search import rank_reward
+from service.bots.search import rank_reward, round_stage
 from service.engine import Action, State, View
 from service.games.isola_dei_vulcani import GAME
 from service.games.isola_dei_vulcani import board as B
@@ -39,11 +39,7 @@ class IsolaDeiVulcaniBot:
     first_prayer: float = 11.0
     toward_crater: float = 9.0
 
-    @staticmethod
-    def stage(state: State) -> int:
-        """The round a state is in: a search's rollout stops at a later round's start
-        (:mod:`service.bots.search`)."""
-        return int(state["round"])
+    stage = staticmethod(round_stage)
 
     @staticmethod
     def judge(state: State, seat: int) -> float:

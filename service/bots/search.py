@@ -240,6 +240,12 @@ def _rollout(
     return (players - outcome["ranks"][seat]) / max(1, players - 1)
 
 
+def round_stage(state: State) -> int:
+    """The round a state is in: the ``stage`` of a :class:`Judging` bot whose game counts
+    rounds in ``state["round"]`` (a rollout stops at a later round's start)."""
+    return int(state["round"])
+
+
 def rank_reward(keys: list[Any], seat: int) -> float:
     """``seat``'s reward, ``(n - rank) / (n - 1)``, were the match to end with these ranking
     keys (higher is better, equal keys share a rank): how a bot that can judge a position
