@@ -91,16 +91,32 @@ def _without_frame_reader() -> None:
     sockets.Channel.received = received  # type: ignore[method-assign]  # the patch, as above
 
 
+def _without_decoded_matches() -> None:
+    """Every move decodes its match's record: the referee keeps no committed match object."""
+    from service.referee import Referee
+
+    Referee.keep = lambda self, result: None  # type: ignore[method-assign]  # the patch, as above
+
+
+def _without_resp_packer() -> None:
+    """The commit's EVALSHA packed by the connection's own serializer (redis-py's general one)."""
+    from service.store import direct
+
+    direct.pack = lambda command, connection: connection.pack_command(*command)
+
+
 #: The optimisations of the move path that measured clearly above the noise, each with the
-#: patch that takes it out. (Those that did not were removed from the service: the RESP
-#: packer, legal actions in the lane, the orjson JSON provider, keyed-HMAC copies, counted
-#: request ids, the per-second timestamp cache, the bracket count before the nesting walk.)
+#: patch that takes it out. (Those that did not were removed from the service: legal actions
+#: in the lane, the orjson JSON provider, keyed-HMAC copies, counted request ids, the
+#: per-second timestamp cache, the bracket count before the nesting walk.)
 PATCHES: dict[str, Callable[[], None]] = {
     "move_lane": _without_move_lane,
     "direct_connections": _without_direct_connections,
     "node_cache": _without_node_cache,
     "direct_access_line": _without_direct_access_line,
     "frame_reader": _without_frame_reader,
+    "decoded_matches": _without_decoded_matches,
+    "resp_packer": _without_resp_packer,
 }
 
 

@@ -30,6 +30,7 @@ from service import codec
 from service.answers import Answers, Caller, history_entry
 from service.bots.thinkers import Thinkers
 from service.cache import MatchCache, RecordCache
+from service.cache.decoded import DecodedMatches
 from service.clock import Clock, StoreClock, TimeControl, iso_ms, wall_ms
 from service.engine import EngineError, Game, IllegalAction, InvalidOptions, NotYourTurn, Outcome, Rng
 from service.errors import (
@@ -83,6 +84,9 @@ class ActionResult:
     body: dict[str, Any]
     game: str
     replayed: bool = False
+    committed: Match | None = None
+    """The match as this request committed it (unless that ended it), until
+    :meth:`Referee.keep` gives it back."""
 
 
 def stored_idempotency_key(bearer: str, idempotency_key: str) -> str:
@@ -130,12 +134,14 @@ class Referee:
         spawn: Callable[[Callable[[], None]], None] = spawn_thread,
         on_cache: Callable[[str], None] = _ignore,
         thinkers: Thinkers | None = None,
+        decoded: DecodedMatches[Match] | None = None,
     ) -> None:
         self.store = store
         self.tokens = tokens
         self.seat_tokens = seat_tokens
         self.match_ttl = match_ttl
         self.cache: RecordCache = cache if cache is not None else MatchCache(0)
+        self.decoded: DecodedMatches[Match] = decoded if decoded is not None else DecodedMatches(0)
         self.now_ms = now_ms
         self.on_cache = on_cache
         self.thinkers = thinkers
@@ -337,7 +343,7 @@ class Referee:
             now_ms = self.now_ms()
             if current is None:
                 current, hinted = self._read(match_id, idem), False
-            match = Match.decode(current.version, current.record, current.base, current.identity)
+            match = self._match_of(match_id, current)
             if hinted and _deadline_passed(match, now_ms):
                 # A deadline to apply first: that is a write, decided on the store's record.
                 current, hinted = self._read(match_id, idem), False
@@ -362,7 +368,8 @@ class Referee:
                 continue
             if result.committed:
                 game = self.game(match.game_id)
-                return ActionResult(self.answers.action(match, game, move, match.state, snapshot), match.game_id)
+                answer = self.answers.action(match, game, move, match.state, snapshot)
+                return ActionResult(answer, match.game_id, committed=None if snapshot.over else match)
             if result.current is None:
                 raise NotFound("unknown_match", f"No match {match_id!r} (it may have expired).")
             if hinted:
@@ -373,6 +380,22 @@ class Referee:
         match = self.load(match_id)
         caller = self._seat_required(match, bearer)
         return self._answer_again_or_stale(match, self.game(match.game_id), caller, token.version, action)
+
+    def keep(self, result: ActionResult) -> None:
+        """Give the match ``result`` committed back for the next move of it, which then skips
+        decoding its record (:mod:`service.cache.decoded`). Call it once the answer is
+        written: the answer may share parts of the match's state, which that move changes."""
+        match = result.committed
+        if match is not None:
+            self.decoded.keep(match.match_id, match.version, match.identity, match)
+
+    def _match_of(self, match_id: str, loaded: Loaded) -> Match:
+        """The match ``loaded`` holds: the object this process committed as that very record
+        when it kept one, else the record decoded."""
+        kept = self.decoded.take(match_id, loaded.version, loaded.identity)
+        if kept is not None:
+            return kept
+        return Match.decode(loaded.version, loaded.record, loaded.base, loaded.identity)
 
     def _cached(self, match_id: str, version: int) -> Loaded | None:
         """The match at ``version`` from this node's cache, if it has it there."""

@@ -190,10 +190,12 @@ class ActionLane:
     ) -> Answer:
         """The move committed (and counted) or answered again."""
         result = self._referee.act(match_id, bearer, state_token, action, idempotency_key)
+        body = orjson.dumps(result.body)
         if result.replayed:
-            return "200 OK", orjson.dumps(result.body), [*_JSON, *REPLAYED.items()]
+            return "200 OK", body, [*_JSON, *REPLAYED.items()]
+        self._referee.keep(result)  # the answer is written: the match may serve the next move
         metrics.sample(metrics.MOVES, result.game).inc()
-        return "200 OK", orjson.dumps(result.body), _JSON
+        return "200 OK", body, _JSON
 
     def _ordinary(self, environ: dict[str, Any]) -> tuple[str, str, dict[str, Any], str | None] | None:
         """The bearer token, state token, action and Idempotency-Key of an ordinary move

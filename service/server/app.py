@@ -33,6 +33,7 @@ from service.api.headers import SecurityHeaders
 from service.api.spec import ADMIN_TOKEN, BOT_KEY, DEFAULT_SECURITY, SEAT_TOKEN, ConventionsPlugin, GameTypesPlugin
 from service.bots.thinkers import Thinkers
 from service.cache import node as node_cache
+from service.cache.decoded import DecodedMatches
 from service.cache.process import MatchCache
 from service.challenges import Challenges, safe_hook
 from service.clock import StoreClock, wall_ms
@@ -128,6 +129,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         now_ms=now_ms,
         on_cache=lambda outcome: metrics.sample(metrics.MATCH_CACHE, outcome).inc(),
         thinkers=Thinkers(settings.thinkers) if settings.thinkers else None,
+        decoded=DecodedMatches(settings.match_cache_size),
     )
     app.extensions["referee"] = referee
     app.extensions["thinkers"] = referee.thinkers

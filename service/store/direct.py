@@ -8,8 +8,7 @@ trip itself: sending the commit this way took a referee node from 886 to 800 µs
 move in ``bench/http_moves.py``, and measured alone in fresh servers (``bench/ab_moves.py``)
 it is worth far more than the noise. Every other command of the store keeps the client's
 full path; only the compare-and-set of a move, the one command per request, comes here,
-packed by the connection's own serializer (a RESP packer of the store's own saved a few µs,
-less than the noise, and was dropped).
+written in RESP by :func:`pack`.
 
 What the client's path gave that command is kept: its connections come from the client's
 own settings (``socket_timeout`` included), a connection that fails is dropped and the
@@ -32,6 +31,29 @@ from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 _DROPPED = (RedisConnectionError, RedisTimeoutError, OSError)
+
+
+def pack(command: tuple[Any, ...], connection: Any) -> list[bytes]:
+    """``command`` as one RESP array of bulk strings (in a list of one, the shape
+    ``send_packed_command`` takes): the bytes redis-py would send for it, text as UTF-8 (the
+    client's default encoding) and integers in decimal. redis-py's general serializer runs an
+    encoder call, type checks and a join per argument, which for the commit's two dozen
+    arguments cost a tenth of the store's part of a move. A command with any other argument
+    (a float, a memoryview, a command name holding a space) is left to ``connection``'s own
+    serializer."""
+    if type(command[0]) is not str or " " in command[0]:
+        return connection.pack_command(*command)
+    parts = [b"*%d\r\n" % len(command)]
+    for argument in command:
+        kind = type(argument)
+        if kind is str:
+            argument = argument.encode()
+        elif kind is int:
+            argument = b"%d" % argument
+        elif kind is not bytes:
+            return connection.pack_command(*command)
+        parts.append(b"$%d\r\n%s\r\n" % (len(argument), argument))
+    return [b"".join(parts)]
 
 
 class DirectConnections:
@@ -64,7 +86,7 @@ class DirectConnections:
         for attempt in (1, 2):
             connection = self._take()
             try:
-                connection.send_packed_command(connection.pack_command(*command), check_health=False)
+                connection.send_packed_command(pack(command, connection), check_health=False)
                 reply = connection.read_response()
             except ResponseError:
                 self._idle.append(connection)

@@ -11,7 +11,7 @@ import pytest
 import redis
 
 from service.store import RedisStore
-from service.store.direct import DirectConnections
+from service.store.direct import DirectConnections, pack
 from service.tokens import new_match_id
 
 
@@ -88,3 +88,23 @@ def test_a_forked_process_opens_its_own_connection(redis_url: str) -> None:
     os.waitpid(child, 0)
     assert childs != parents
     assert direct.execute(("CLIENT", "ID")) == parents, "the parent's connection is untouched"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("EVALSHA", "a" * 40, 2, "m:{x}", "l:{x}", 7, b"\x00\xffrecord", "", "é", b"", -3, 10**20),
+        ("SET", "k", 1.5),  # a float: left to the client's serializer
+        ("CONFIG GET", "maxmemory"),  # a command name with a space: the client splits it
+        ("SET", "k", True),  # a bool: the client's serializer refuses it
+    ],
+)
+def test_commands_are_packed_as_the_client_packs_them(redis_url: str, command: tuple) -> None:
+    connection = redis.Redis.from_url(redis_url).connection_pool.make_connection()
+    try:
+        expected = b"".join(connection.pack_command(*command))
+    except redis.DataError:
+        with pytest.raises(redis.DataError):
+            pack(command, connection)
+        return
+    assert b"".join(pack(command, connection)) == expected
