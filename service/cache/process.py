@@ -21,9 +21,10 @@ answers (a load, a commit, a refused commit's answer) replaces the entry, whatev
 the entry had, and the entry is dropped when a commit's outcome is unknown, so it never
 outlives a failed commit.
 
-Entries are the record bytes, decoded for each request: engines change a state in place while
-they apply a move, so a decoded match must never be shared between requests (and the bytes
-stay opaque here, whatever their encoding). The least recently used entry goes when the cache
+Entries are the record bytes (opaque here, whatever their encoding). Engines change a state in
+place while they apply a move, so a decoded match is never shared between requests: the
+objects a process committed are kept apart, each handed to one request at a time
+(:mod:`service.cache.decoded`). The least recently used entry goes when the cache
 is full (``REFEREE_MATCH_CACHE_SIZE`` entries per process; 0 turns the cache off).
 
 That is the cache of one process. A server with several workers shares one cache between them
