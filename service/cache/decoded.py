@@ -51,7 +51,7 @@ class DecodedMatches(Generic[T]):
             return None
         with self._lock:
             entry = self._entries.pop(match_id, None)
-        if entry is None or entry[0] != version or entry[1] != identity or not identity:
+        if entry is None or entry[0] != version or entry[1] != identity:  # keep stores no b""
             return None
         return entry[2]
 

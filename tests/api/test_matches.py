@@ -95,13 +95,13 @@ def option_variants() -> list[tuple[str, dict]]:
 # Options are the engine's business, so each variant is played on one store, the two stores
 # taking the variants in turn (the test above plays every game on both); the cluster plays
 # every game in tests/e2e/test_cluster.py.
+OPTION_RUNS = [(g, o, ("embedded", "redis")[i % 2]) for i, (g, o) in enumerate(option_variants())]
+
+
 @pytest.mark.parametrize(
     ("game_id", "options", "store_kind"),
-    [(g, o, ("embedded", "redis")[i % 2]) for i, (g, o) in enumerate(option_variants())],
-    ids=[
-        f"{g}-{'-'.join(f'{k}={v}' for k, v in o.items())}-{('embedded', 'redis')[i % 2]}"
-        for i, (g, o) in enumerate(option_variants())
-    ],
+    OPTION_RUNS,
+    ids=[f"{g}-{'-'.join(f'{k}={v}' for k, v in o.items())}-{store}" for g, o, store in OPTION_RUNS],
 )
 def test_random_bots_finish_with_every_option(client, game_id: str, options: dict) -> None:
     """Each option value, at every player count that accepts it, played to the end over HTTP."""
