@@ -20,6 +20,7 @@ started, as its state token stays valid (:meth:`service.match.Match.accepts_toke
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import time
@@ -119,8 +120,15 @@ class StoreClock:
 def iso_ms(epoch_ms: int) -> str:
     """``2026-11-23T19:00:00.000Z`` for an epoch time in milliseconds."""
     seconds, ms = divmod(epoch_ms, 1000)
-    calendar = datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds").removesuffix("+00:00")
-    return f"{calendar}.{ms:03d}Z"
+    return f"{_calendar_second(seconds)}.{ms:03d}Z"
+
+
+@functools.lru_cache(maxsize=16)
+def _calendar_second(epoch_s: int) -> str:
+    """``2026-11-23T19:00:00`` for an epoch second. Every move stamps the match with
+    :func:`iso_ms`, and building the datetime costs more than the rest of the stamp; the
+    moves of one second share it."""
+    return datetime.fromtimestamp(epoch_s, UTC).isoformat(timespec="seconds").removesuffix("+00:00")
 
 
 @dataclass(frozen=True)

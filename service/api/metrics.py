@@ -24,8 +24,15 @@ from prometheus_client import (
 )
 from prometheus_client.multiprocess import MultiProcessCollector
 
+from service.processes import current_pid
+
 MULTIPROCESS = values.ValueClass is not values.MutexValue
 """Whether samples go to the shared folder (decided by prometheus_client at its import)."""
+
+if MULTIPROCESS:
+    # Each sample checks the process id to notice a fork (its file is named by the id); by
+    # default that is a system call per sample, several per request.
+    values.ValueClass = values.MultiProcessValue(process_identifier=current_pid)
 
 REQUESTS = Counter("referee_http_requests_total", "HTTP requests answered.", ["method", "endpoint", "status"])
 LATENCY = Histogram(

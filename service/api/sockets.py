@@ -371,8 +371,13 @@ class Channel:
         self._send(frames.text_frame(data))
 
     def _send(self, frame: bytes) -> None:
+        """``frame`` whole. One ``send`` takes an answer whole unless the client's buffer is
+        full; gevent's ``sendall`` would first ask the kernel for the buffer's size, a system
+        call per answer."""
         with self._sending:
-            self._sock.sendall(frame)
+            sent = self._sock.send(frame)
+            if sent < len(frame):
+                self._sock.sendall(memoryview(frame)[sent:])
 
     def _close(self, code: int, reason: str) -> None:
         try:

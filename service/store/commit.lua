@@ -32,12 +32,13 @@
 -- current_version, now_ms} when this Redis's clock says the move comes too early or too
 -- late; {0, -1} when the match does not exist; {-1, current_version} when the log does not
 -- have one entry per version (keys evicted): such a match is never continued.
-local current = redis.call('HGET', KEYS[1], 'v')
+local head = redis.call('HMGET', KEYS[1], 'v', 'i')
+local current = head[1]
 if not current then
   return {0, -1}
 end
 current = tonumber(current)
-local identity = redis.call('HGET', KEYS[1], 'i') or ''
+local identity = head[2] or ''
 local log_length = redis.call('LLEN', KEYS[2])
 local produced = false
 if ARGV[7] ~= '' then

@@ -21,7 +21,6 @@ and the error is raised as the client would raise it.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import redis
@@ -29,6 +28,8 @@ from redis.commands.core import Script
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from service.processes import current_pid
 
 _DROPPED = (RedisConnectionError, RedisTimeoutError, OSError)
 
@@ -66,7 +67,7 @@ class DirectConnections:
     def __init__(self, client: redis.Redis) -> None:
         self._pool = client.connection_pool
         self._idle: list[Any] = []
-        self._pid = os.getpid()
+        self._pid = current_pid()
 
     def evalsha(self, script: Script, keys: list[str], args: list[Any]) -> Any:
         """``script`` on ``keys`` and ``args``: its reply, loading it first if Redis lost it.
@@ -104,8 +105,8 @@ class DirectConnections:
         raise AssertionError("unreachable")
 
     def _take(self) -> Any:
-        if os.getpid() != self._pid:
-            self._idle, self._pid = [], os.getpid()
+        if current_pid() != self._pid:
+            self._idle, self._pid = [], current_pid()
         try:
             return self._idle.pop()
         except IndexError:

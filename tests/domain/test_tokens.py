@@ -95,8 +95,8 @@ def test_a_seat_acting_repeatedly_needs_the_latest_token() -> None:
 
 
 def test_tokens_are_hmac_sha256_as_documented_so_issued_ones_stay_valid() -> None:
-    """The MACs are computed from a keyed copy; they are exactly the documented HMACs, so
-    tokens issued by earlier releases keep verifying."""
+    """The MACs are computed from the key's hashed blocks; they are exactly the documented
+    HMACs, for secrets of any length, so tokens issued by earlier releases keep verifying."""
     import base64
     import hashlib
     import hmac
@@ -106,8 +106,9 @@ def test_tokens_are_hmac_sha256_as_documented_so_issued_ones_stay_valid() -> Non
     def b64(data: bytes) -> str:
         return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
-    state = StateTokens(b"secret")
-    assert state.mint("abcdefgh", 7) == f"abcdefgh.7.{b64(hmac.digest(b'secret', b'abcdefgh.7', 'sha256'))}"
+    for secret in [b"secret", b"", b"k" * 64, b"k" * 65, bytes(range(256))]:
+        minted = StateTokens(secret).mint("abcdefgh", 7)
+        assert minted == f"abcdefgh.7.{b64(hmac.digest(secret, b'abcdefgh.7', 'sha256'))}"
     key = hmac.new(b"secret", b"referee seat tokens v1", hashlib.sha256).digest()
     body = "abcdefgh.1." + "n" * 43
     issued = f"{body}.{b64(hmac.digest(key, body.encode(), 'sha256')[:16])}"
