@@ -6,6 +6,7 @@ forked process never sharing its parent's sockets)."""
 from __future__ import annotations
 
 import os
+import threading
 
 import pytest
 import redis
@@ -109,3 +110,40 @@ def test_commands_are_packed_as_the_client_packs_them(redis_url: str, command: t
             pack(command, connection)
         return
     assert b"".join(pack(command, connection)) == expected
+
+
+def test_commands_sent_at_once_each_get_their_own_reply(redis_url: str) -> None:
+    """Callers that arrive while a batch is on the wire queue and go together in the next:
+    every caller gets its own command's reply, an error reply or an argument the client
+    cannot send stays with its own caller, and the batches share connections."""
+    client = redis.Redis.from_url(redis_url)
+    direct = DirectConnections(client)
+    results: dict[int, object] = {}
+    start = threading.Barrier(40)
+
+    def call(n: int) -> None:
+        start.wait()
+        command: tuple = ("ECHO", f"caller {n}")
+        if n % 7 == 3:
+            command = ("EVAL", f"return redis.error_reply('REFUSED {n}')", 0)
+        if n % 11 == 5:
+            command = ("ECHO", True)  # refused by the packer, as by the client
+        try:
+            results[n] = direct.execute(command)
+        except (redis.ResponseError, redis.DataError) as error:
+            results[n] = error
+
+    before = client.info("clients")["connected_clients"]
+    threads = [threading.Thread(target=call, args=(n,)) for n in range(40)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for n in range(40):
+        if n % 11 == 5:
+            assert isinstance(results[n], redis.DataError)
+        elif n % 7 == 3:
+            assert isinstance(results[n], redis.ResponseError) and f"REFUSED {n}" in str(results[n])
+        else:
+            assert results[n] == f"caller {n}".encode()
+    assert client.info("clients")["connected_clients"] - before <= 1, "one connection carries the batches"
