@@ -105,10 +105,72 @@ def _without_resp_packer() -> None:
     direct.pack = lambda command, connection: connection.pack_command(*command)
 
 
+def _without_batched_commits() -> None:
+    """Every commit on a connection of its own, sent and answered alone: no queue, no
+    leader."""
+    from service.store import direct
+
+    def exchange(self: Any, command: tuple[Any, ...]) -> Any:
+        connection = self._take()
+        try:
+            connection.send_packed_command(direct.pack(command, connection), check_health=False)
+            reply = connection.read_response()
+        except direct.ResponseError:
+            self._idle.append(connection)
+            raise
+        except BaseException:
+            connection.disconnect()
+            raise
+        self._idle.append(connection)
+        return reply
+
+    direct.DirectConnections._exchange = exchange
+
+
+def _without_lean_calls() -> None:
+    """The per-move system calls and rebuilt hashes back: token MACs by ``hmac.digest``,
+    ``os.getpid`` for every Prometheus sample, gevent's ``sendall`` for a socket's answers
+    (it asks for the buffer's size first), a datetime built for every timestamp, and
+    ``os.urandom`` for every record identity. (The commit script's single HMGET stays.)"""
+    import hmac
+
+    from prometheus_client import values
+
+    from service import clock, referee, tokens
+    from service.api import metrics, sockets
+    from service.store import redis_store
+
+    def state_mac(self: Any, match_id: str, version: int) -> str:
+        return tokens._b64(hmac.digest(self._secret, f"{match_id}.{version}".encode(), "sha256"))
+
+    def seat_tag(self: Any, body: str) -> str:
+        return tokens._b64(hmac.digest(self._key, body.encode(), "sha256")[:16])
+
+    def state_init(self: Any, secret: bytes) -> None:
+        self._secret = secret
+
+    def seat_init(self: Any, secret: bytes) -> None:
+        self._key = hmac.digest(secret, tokens._SEAT_TOKEN_LABEL, "sha256")
+
+    tokens.StateTokens.__init__ = state_init  # type: ignore[method-assign]  # the patch, as above
+    tokens.StateTokens._mac = state_mac  # type: ignore[method-assign]  # the patch, as above
+    tokens.SeatTokens.__init__ = seat_init  # type: ignore[method-assign]  # the patch, as above
+    tokens.SeatTokens._tag = seat_tag  # type: ignore[method-assign]  # the patch, as above
+    if metrics.MULTIPROCESS:  # samples are made per label set on first use, after this
+        values.ValueClass = values.MultiProcessValue()
+
+    def iso_ms(epoch_ms: int) -> str:
+        return f"{clock._calendar_second.__wrapped__(epoch_ms // 1000)}.{epoch_ms % 1000:03d}Z"
+
+    clock.iso_ms = referee.iso_ms = iso_ms
+    sockets.Channel._send = lambda self, frame: self._sock.sendall(frame)  # type: ignore[method-assign]  # the patch, as above
+    redis_store.new_identity = lambda: os.urandom(8)
+
+
 #: The optimisations of the move path that measured clearly above the noise, each with the
 #: patch that takes it out. (Those that did not were removed from the service: legal actions
-#: in the lane, the orjson JSON provider, keyed-HMAC copies, counted request ids, the
-#: per-second timestamp cache, the bracket count before the nesting walk.)
+#: in the lane, the orjson JSON provider, counted request ids, the bracket count before the
+#: nesting walk.)
 PATCHES: dict[str, Callable[[], None]] = {
     "move_lane": _without_move_lane,
     "direct_connections": _without_direct_connections,
@@ -117,6 +179,8 @@ PATCHES: dict[str, Callable[[], None]] = {
     "frame_reader": _without_frame_reader,
     "decoded_matches": _without_decoded_matches,
     "resp_packer": _without_resp_packer,
+    "batched_commits": _without_batched_commits,
+    "lean_calls": _without_lean_calls,
 }
 
 
