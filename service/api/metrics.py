@@ -24,7 +24,7 @@ from prometheus_client import (
 )
 from prometheus_client.multiprocess import MultiProcessCollector
 
-from service.processes import current_pid
+from service.store.processes import current_pid
 
 MULTIPROCESS = values.ValueClass is not values.MutexValue
 """Whether samples go to the shared folder (decided by prometheus_client at its import)."""

@@ -48,6 +48,7 @@ from service.referee import Referee
 from service.replay.document import ReplaySigner
 from service.server.config import Settings
 from service.server.memory import give_back_memory
+from service.server.offload import off_the_hub
 from service.store import RedisStore, open_accounts, open_ladders, open_store
 from service.tokens import SeatTokens, StateTokens
 from service.web import blp as web_pages
@@ -116,6 +117,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         timeout=settings.store_timeout_seconds,
         check_redis_policy=settings.redis_policy_check,
         listing_window=settings.listing_window_seconds,
+        offload=off_the_hub() if settings.store_kind == "file" else None,
     )
     # Redis is shared by every node, and its clock judges their deadlines (docs/clocks.md);
     # the embedded stores live in this process, whose clock is theirs.

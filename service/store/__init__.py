@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from service.store.accounts import AccountStore, BotRow, StoredEvent, bot_topic, is_bot_topic
 from service.store.accounts_file import FileAccounts
@@ -45,11 +47,13 @@ def open_store(
     timeout: float = 2.0,
     check_redis_policy: bool = True,
     listing_window: int = 24 * 3600,
+    offload: Callable[[Callable[[], Any]], Any] | None = None,
 ) -> MatchStore:
     """The store the settings ask for: ``redis`` at ``redis_url`` (a Redis Cluster when
     ``redis_cluster``; refusing an evicting Redis unless told not to check), ``file`` at
     ``db_path``, or ``memory``. ``listing_window`` is how long the Redis listing index keeps an
-    entry (seconds)."""
+    entry (seconds); ``offload`` runs the file store's batches of moves (its fsyncs), by
+    default where they are made."""
     if kind == "redis":
         if not redis_url:
             raise ValueError("the redis store needs a URL")
@@ -60,7 +64,7 @@ def open_store(
             store.check_eviction_policy()
         return store
     if kind == "file":
-        return FileStore(db_path or default_path())
+        return FileStore(db_path or default_path(), offload=offload)
     if kind == "memory":
         return MemoryStore()
     raise ValueError(f"unknown store kind {kind!r}")

@@ -21,7 +21,6 @@ and the error is raised as the client would raise it.
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import redis
@@ -30,7 +29,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from service.processes import current_pid
+from service.store.batches import Batches, Pending
+from service.store.processes import current_pid
 
 _DROPPED = (RedisConnectionError, RedisTimeoutError, OSError)
 
@@ -58,50 +58,22 @@ def pack(command: tuple[Any, ...], connection: Any) -> list[bytes]:
     return [b"".join(parts)]
 
 
-class _Waiting:
-    """One caller's command on its way: its reply or error once its batch is read."""
-
-    __slots__ = ("command", "done", "error", "leads", "reply", "woken")
-
-    def __init__(self, command: tuple[Any, ...]) -> None:
-        self.command = command
-        self.done = False
-        self.leads = False
-        self.reply: Any = None
-        self.error: BaseException | None = None
-        self.woken: threading.Event | None = None
-
-    def outcome(self) -> Any:
-        if self.error is not None:
-            raise self.error
-        return self.reply
-
-
 class DirectConnections:
-    """Commands to one Redis, those that arrive together sent together.
+    """Commands to one Redis on connections of the store's own, those that arrive together
+    sent together (:class:`service.store.batches.Batches`): the leader writes every queued
+    command in one write on one connection and reads their replies in order. A node
+    answering several moves at once thus sends their commits two or three to a write, and
+    Redis reads them in one read and answers them in one write: fewer system calls and
+    wake-ups on both sides of the connection than a round trip per commit.
 
-    One caller at a time writes (the *leader*): it sends every command queued so far in
-    one write on one connection and reads their replies in order. Callers that arrive
-    meanwhile queue and wait; when the leader's batch is read, the first of them leads the
-    next batch. A node answering several moves at once thus sends their commits two or
-    three to a write, and Redis reads them in one read and answers them in one write: fewer
-    system calls and wake-ups on both sides of the connection than a round trip per commit,
-    where each took its own connection. A caller alone sends at once, as before.
-
-    Safe to share between greenlets and threads (the lock and events are gevent's in a
-    patched worker). A process forked from this one does not reuse its parent's sockets or
-    queue (they are left to the parent)."""
+    Safe to share between greenlets and threads. A process forked from this one does not
+    reuse its parent's sockets (they are left to the parent)."""
 
     def __init__(self, client: redis.Redis) -> None:
         self._pool = client.connection_pool
-        self._forked()
-
-    def _forked(self) -> None:
-        self._pid = current_pid()
         self._idle: list[Any] = []
-        self._queue: list[_Waiting] = []
-        self._leading = False
-        self._lock = threading.Lock()
+        self._pid = current_pid()
+        self._batches: Batches[tuple[Any, ...]] = Batches(self._send)
 
     def evalsha(self, script: Script, keys: list[str], args: list[Any]) -> Any:
         """``script`` on ``keys`` and ``args``: its reply, loading it first if Redis lost it.
@@ -119,96 +91,47 @@ class DirectConnections:
         """One command's reply; when its connection dropped, the command is sent once more
         (on a new one)."""
         try:
-            return self._exchange(command)
+            return self._batches.submit(command)
         except _DROPPED:
-            return self._exchange(command)
+            return self._batches.submit(command)
 
-    def _exchange(self, command: tuple[Any, ...]) -> Any:
-        if current_pid() != self._pid:
-            self._forked()
-        waiting = _Waiting(command)
-        with self._lock:
-            self._queue.append(waiting)
-            if self._leading:
-                waiting.woken = threading.Event()
-            else:
-                self._leading = waiting.leads = True
-        if not waiting.leads:
-            self._wait(waiting)
-            if waiting.done:
-                return waiting.outcome()
-        try:
-            with self._lock:
-                batch, self._queue = self._queue, []
-            self._send(batch)
-        finally:
-            with self._lock:
-                self._hand_over()
-        return waiting.outcome()
-
-    def _wait(self, waiting: _Waiting) -> None:
-        """Until ``waiting``'s batch is read or it is its turn to lead. A caller killed while
-        waiting (a timeout) leaves the queue, and hands on the lead if it had just got it."""
-        assert waiting.woken is not None
-        try:
-            waiting.woken.wait()
-        except BaseException:
-            with self._lock:
-                if waiting in self._queue:
-                    self._queue.remove(waiting)
-                if waiting.leads:
-                    self._hand_over()
-            raise
-
-    def _hand_over(self) -> None:
-        """The lead to the first caller queued, or to whoever comes next (lock held)."""
-        if self._queue:
-            following = self._queue[0]
-            following.leads = True
-            assert following.woken is not None
-            following.woken.set()
-        else:
-            self._leading = False
-
-    def _send(self, batch: list[_Waiting]) -> None:
+    def _send(self, batch: list[Pending[tuple[Any, ...]]]) -> None:
         """Every command of ``batch`` in one write, then their replies in order. An error
-        reply is its command's alone; a connection that fails fails every command not yet
-        answered (each caller sends it once more)."""
+        reply is its command's alone, and leaves the connection healthy; a connection that
+        fails fails every command not yet answered."""
         connection = self._take()
-        sent: list[_Waiting] = []
+        sent: list[Pending[tuple[Any, ...]]] = []
+        chunks: list[bytes] = []
         try:
-            chunks = []
-            for waiting in batch:
+            for pending in batch:
                 try:
-                    chunks += pack(waiting.command, connection)
+                    chunks += pack(pending.item, connection)
                 except redis.DataError as error:  # an argument the client cannot send either
-                    waiting.error = error
+                    pending.fail(error)
                 else:
-                    sent.append(waiting)
+                    sent.append(pending)
             if sent:
                 connection.send_packed_command([b"".join(chunks)], check_health=False)
-            for waiting in sent:
+            for pending in sent:
                 try:
-                    waiting.reply = connection.read_response()
+                    pending.answer(connection.read_response())
                 except ResponseError as error:
-                    waiting.error = error
-                waiting.done = True
-        except BaseException as error:  # dropped, or a greenlet killed mid-read
+                    pending.fail(error)
+        except _DROPPED:
             connection.disconnect()
-            lost = error if isinstance(error, _DROPPED) else RedisConnectionError(f"connection closed: {error!r}")
-            for waiting in sent:
-                if not waiting.done:
-                    waiting.error = lost
             raise
-        else:
-            self._idle.append(connection)
-        finally:
-            for waiting in batch:
-                waiting.done = True
-                if waiting.woken is not None:
-                    waiting.woken.set()
+        except BaseException as error:  # a greenlet killed mid-read: the replies are still on the wire
+            connection.disconnect()
+            lost = RedisConnectionError(f"connection closed mid-reply: {error!r}")
+            for pending in sent:
+                if not pending.settled:
+                    pending.fail(lost)  # the others' callers send theirs again
+            raise
+        self._idle.append(connection)
 
     def _take(self) -> Any:
+        if current_pid() != self._pid:
+            self._idle, self._pid = [], current_pid()
         try:
             return self._idle.pop()
         except IndexError:

@@ -4,18 +4,21 @@ The same semantics as the Redis store: a move is one transaction that compares t
 and the record's identity, writes the record, appends the log entry and remembers the
 idempotency key, so a process killed at any point leaves the old state or the new one. The
 database runs in WAL mode with ``synchronous=FULL``: a move is on disk before it is
-acknowledged, so it survives ``kill -9`` and a power cut (one fsync, about 0.2 ms here, as
-much as a Redis round trip). Several worker processes share the file: each opens its own
-connection, writers take the lock at the start of their transaction (``BEGIN IMMEDIATE``)
-and wait up to ``busy_timeout`` for it.
+acknowledged, so it survives ``kill -9`` and a power cut. An fsync costs from 0.2 ms to
+several milliseconds depending on the disk, so moves that arrive while one is being written
+are committed together, each checked as if alone, in one transaction and one fsync (group
+commit, :mod:`service.store.batches`). Several worker processes share the file: each opens
+its own connection, writers take the lock at the start of their transaction (``BEGIN
+IMMEDIATE``) and wait up to ``busy_timeout`` for it.
 
 Matches expire like Redis keys: an expired match is never served, and every ten seconds at
 most a new match's transaction also deletes up to 50 expired ones with their logs (a few
 milliseconds; 18,000 an hour per process), so the file does not keep matches nobody reads
 again. Times are wall-clock seconds, since they must outlive the process.
 
-Every call is one short transaction on an indexed row, so it holds a gevent hub or a worker
-thread for well under a millisecond.
+Every other call is one short transaction on an indexed row; the moves' transactions, which
+wait for the disk, run through ``offload`` (in a gevent worker, on a real thread, so the hub
+serves other requests meanwhile).
 """
 
 from __future__ import annotations
@@ -27,8 +30,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from service.store.base import (
     CommitResult,
@@ -41,6 +45,7 @@ from service.store.base import (
     Timing,
     new_identity,
 )
+from service.store.batches import Batches, Pending
 
 log = logging.getLogger("referee.store")
 
@@ -96,6 +101,30 @@ def default_path() -> Path:
     return Path(base) / "referee" / "matches.sqlite3"
 
 
+@dataclass(frozen=True)
+class _Commit:
+    """One move's compare-and-set, as :meth:`FileStore.commit` takes it."""
+
+    match_id: str
+    expected_version: int
+    record: bytes
+    log_entry: bytes
+    ttl: int
+    idempotency_key: str | None
+    base: bytes | None
+    listed: Listed | None
+    due_ms: int | None
+    expected_identity: bytes | None
+
+
+Offload = Callable[[Callable[[], Any]], Any]
+"""Runs a blocking call and answers what it returned."""
+
+
+def _at_once(work: Callable[[], Any]) -> Any:
+    return work()
+
+
 class FileStore:
     """Matches in a SQLite file; safe to share between threads and between processes."""
 
@@ -105,8 +134,13 @@ class FileStore:
         clock: Callable[[], float] = time.time,
         sweep_interval: float = 10.0,
         busy_timeout_ms: int = 5000,
+        offload: Offload | None = None,
     ) -> None:
+        """``offload`` runs the ``COMMIT`` of a batch of moves, which waits for the disk (by
+        default on the calling thread; a gevent worker passes its pool of real threads)."""
         self.path = Path(path)
+        self._offload = offload or _at_once
+        self._commits: Batches[_Commit] = Batches(self._commit_batch)
         self._clock = clock
         self._sweep_interval = sweep_interval
         self._busy_timeout_ms = busy_timeout_ms
@@ -169,24 +203,33 @@ class FileStore:
         same file); a writer holds the file's write
         lock from its first statement, so a compare-and-set cannot interleave with
         another process's."""
-        with self._lock:
-            try:
-                connection = self._connect()
-                connection.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-            except sqlite3.Error as exc:
-                raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
-            try:
-                yield connection
+        with self._lock, self._open_transaction(write) as connection:
+            yield connection
+
+    @contextmanager
+    def _open_transaction(self, write: bool, sync: Offload | None = None) -> Iterator[sqlite3.Connection]:
+        """:meth:`transaction` for a caller that holds the process's lock already; its
+        ``COMMIT`` (the fsync) through ``sync`` when given."""
+        try:
+            connection = self._connect()
+            connection.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+        except sqlite3.Error as exc:
+            raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
+        try:
+            yield connection
+            if sync is None:
                 connection.execute("COMMIT")
-            except BaseException as exc:
-                if connection.in_transaction:
-                    try:
-                        connection.execute("ROLLBACK")
-                    except sqlite3.Error:
-                        log.exception("rollback failed on %s", self.path)
-                if isinstance(exc, sqlite3.Error):
-                    raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
-                raise
+            else:
+                sync(lambda: connection.execute("COMMIT"))
+        except BaseException as exc:
+            if connection.in_transaction:
+                try:
+                    connection.execute("ROLLBACK")
+                except sqlite3.Error:
+                    log.exception("rollback failed on %s", self.path)
+            if isinstance(exc, sqlite3.Error):
+                raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
+            raise
 
     @staticmethod
     def _live_version(connection: sqlite3.Connection, match_id: str, now: float) -> Loaded | None:
@@ -295,36 +338,67 @@ class FileStore:
         expected_identity: bytes | None = None,
         timing: Timing | None = None,  # the referee's clock is this process's: already judged
     ) -> CommitResult:
+        result: CommitResult = self._commits.submit(
+            _Commit(
+                match_id,
+                expected_version,
+                record,
+                log_entry,
+                ttl,
+                idempotency_key,
+                base,
+                listed,
+                due_ms,
+                expected_identity,
+            )
+        )
+        if result.committed:
+            for listener in self._listeners:
+                listener(match_id, result.version)
+        return result
+
+    def _commit_batch(self, batch: list[Pending[_Commit]]) -> None:
+        """The moves of ``batch`` in one transaction, so one fsync (group commit): each
+        checked and written as it would be alone, in order (a later one sees an earlier
+        one's write). The transaction runs through ``offload``, holding this process's lock:
+        in a gevent worker on a real thread, so the worker serves its other requests, and
+        queues their moves for the next batch, while the file syncs."""
+        commits = [pending.item for pending in batch]
+
+        with self._lock, self._open_transaction(write=True, sync=self._offload) as connection:
+            results = [self._commit_one(connection, commit) for commit in commits]
+        for pending, result in zip(batch, results, strict=True):
+            pending.answer(result)
+
+    def _commit_one(self, connection: sqlite3.Connection, commit: _Commit) -> CommitResult:
         now, identity = self._clock(), new_identity()
-        with self.transaction(write=True) as connection:
-            live = self._live_version(connection, match_id, now)
-            if live is None:
-                return CommitResult(False, -1)
-            produced = self._produced(connection, match_id, idempotency_key)
-            if (
-                live.version != expected_version
-                or (expected_identity is not None and live.identity != expected_identity)
-                or produced is not None
-            ):
-                return CommitResult(False, live.version, replace(live, idempotent_version=produced))
-            new_version = expected_version + 1
+        match_id, expected_version = commit.match_id, commit.expected_version
+        live = self._live_version(connection, match_id, now)
+        if live is None:
+            return CommitResult(False, -1)
+        produced = self._produced(connection, match_id, commit.idempotency_key)
+        if (
+            live.version != expected_version
+            or (commit.expected_identity is not None and live.identity != commit.expected_identity)
+            or produced is not None
+        ):
+            return CommitResult(False, live.version, replace(live, idempotent_version=produced))
+        new_version = expected_version + 1
+        connection.execute(
+            "UPDATE matches SET version = ?, record = ?, base = coalesce(?, base), expires_at = ?, identity = ? "
+            "WHERE id = ?",
+            (new_version, commit.record, commit.base, now + commit.ttl, identity, match_id),
+        )
+        connection.execute(
+            "INSERT INTO moves (match_id, idx, entry) VALUES (?, ?, ?)", (match_id, expected_version, commit.log_entry)
+        )
+        if commit.idempotency_key:
             connection.execute(
-                "UPDATE matches SET version = ?, record = ?, base = coalesce(?, base), expires_at = ?, identity = ? "
-                "WHERE id = ?",
-                (new_version, record, base, now + ttl, identity, match_id),
+                "INSERT OR REPLACE INTO idempotency (match_id, key, version) VALUES (?, ?, ?)",
+                (match_id, commit.idempotency_key, new_version),
             )
-            connection.execute(
-                "INSERT INTO moves (match_id, idx, entry) VALUES (?, ?, ?)", (match_id, expected_version, log_entry)
-            )
-            if idempotency_key:
-                connection.execute(
-                    "INSERT OR REPLACE INTO idempotency (match_id, key, version) VALUES (?, ?, ?)",
-                    (match_id, idempotency_key, new_version),
-                )
-            self._list(connection, match_id, listed)
-            self._set_due(connection, match_id, due_ms)
-        for listener in self._listeners:
-            listener(match_id, new_version)
+        self._list(connection, match_id, commit.listed)
+        self._set_due(connection, match_id, commit.due_ms)
         return CommitResult(True, new_version, identity=identity)
 
     def history(self, match_id: str, start: int, stop: int) -> list[bytes]:

@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import multiprocessing
 import sqlite3
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -110,3 +114,39 @@ def test_a_file_locked_for_too_long_is_unavailable(tmp_path: Path) -> None:
     finally:
         holder.execute("ROLLBACK")
     assert store.commit("locked-1", 0, b"v1", b"e", 60).committed, "nothing was left half-open"
+
+
+def test_moves_committed_at_once_share_a_transaction_and_each_is_checked_alone(tmp_path: Path) -> None:
+    """Group commit: moves that arrive while a batch syncs go in the next batch's one
+    transaction, each compared and written as if alone (a second move on the same version
+    loses to the first), every caller gets its own answer, and listeners hear each win."""
+    synced: list[int] = []
+
+    def offload(work: Callable[[], Any]) -> Any:
+        synced.append(1)
+        time.sleep(0.005)  # a slow disk: the other threads queue meanwhile
+        return work()
+
+    store = FileStore(tmp_path / "m.sqlite3", offload=offload)
+    heard: list[tuple[str, int]] = []
+    store.on_commit(lambda match_id, version: heard.append((match_id, version)))
+    ids = [f"match-{n:04d}" for n in range(12)]
+    for match_id in ids:
+        store.create(match_id, b"v0", 60)
+    results: dict[tuple[str, int], bool] = {}
+    start = threading.Barrier(24)
+
+    def play(match_id: str, attempt: int) -> None:
+        start.wait()
+        results[(match_id, attempt)] = store.commit(match_id, 0, b"v1-%d" % attempt, b"e%d" % attempt, 60).committed
+
+    threads = [threading.Thread(target=play, args=(m, a)) for m in ids for a in (0, 1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for match_id in ids:
+        assert results[(match_id, 0)] != results[(match_id, 1)], "one winner per version"
+        assert store.load(match_id).version == 1 and store.history_length(match_id) == 1
+    assert sorted(heard) == [(match_id, 1) for match_id in ids]
+    assert len(synced) < 24, "moves that arrived together were synced together"

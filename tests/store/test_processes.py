@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from service.processes import current_pid
+from service.store.processes import current_pid
 
 
 def test_the_id_is_the_process_id_here_and_in_a_forked_child() -> None:

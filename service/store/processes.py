@@ -1,8 +1,9 @@
 """This process's id, read from memory.
 
 ``os.getpid`` is a system call (CPython does not cache it), and the move path asks for it
-several times: every Prometheus sample in multiprocess mode checks it to notice a fork, and the
-store's direct connections check it before reusing a socket. The id only changes at a fork,
+several times: the store's connections and write batches check it before reusing a socket or a
+queue after a fork, and (reusing this, from the HTTP edge) every Prometheus sample in
+multiprocess mode checks it to notice one. The id only changes at a fork,
 so it is read once and read again in the child of every ``os.fork`` (gunicorn's workers
 included) by a hook the interpreter runs there.
 """
