@@ -147,7 +147,7 @@ def _without_lean_calls() -> None:
 
     from service import clock, referee, tokens
     from service.api import metrics, sockets
-    from service.store import redis_store
+    from service.store import base, redis_store
 
     def state_mac(self: Any, match_id: str, version: int) -> str:
         return tokens._b64(hmac.digest(self._secret, f"{match_id}.{version}".encode(), "sha256"))
@@ -173,7 +173,7 @@ def _without_lean_calls() -> None:
 
     clock.iso_ms = referee.iso_ms = iso_ms
     sockets.Channel._send = lambda self, frame: self._sock.sendall(frame)  # type: ignore[method-assign]  # the patch, as above
-    redis_store.new_identity = lambda: os.urandom(8)
+    redis_store.new_identity = lambda: os.urandom(base.IDENTITY_BYTES)
 
 
 #: The optimisations of the move path that measured clearly above the noise, each with the

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from service.store.accounts import AccountStore, BotRow, StoredEvent, bot_topic, is_bot_topic
 from service.store.accounts_file import FileAccounts
@@ -25,7 +23,7 @@ from service.store.base import (
     Timing,
     new_identity,
 )
-from service.store.file import FileStore, default_path
+from service.store.file import FileStore, Offload, default_path
 from service.store.ladders import LadderStore
 from service.store.ladders_file import FileLadders
 from service.store.ladders_memory import MemoryLadders
@@ -47,13 +45,13 @@ def open_store(
     timeout: float = 2.0,
     check_redis_policy: bool = True,
     listing_window: int = 24 * 3600,
-    offload: Callable[[Callable[[], Any]], Any] | None = None,
+    offload: Offload | None = None,
 ) -> MatchStore:
     """The store the settings ask for: ``redis`` at ``redis_url`` (a Redis Cluster when
     ``redis_cluster``; refusing an evicting Redis unless told not to check), ``file`` at
     ``db_path``, or ``memory``. ``listing_window`` is how long the Redis listing index keeps an
-    entry (seconds); ``offload`` runs the file store's batches of moves (its fsyncs), by
-    default where they are made."""
+    entry (seconds); ``offload`` runs the ``COMMIT`` of the file store's batches of moves (their
+    fsync), by default where it is made."""
     if kind == "redis":
         if not redis_url:
             raise ValueError("the redis store needs a URL")

@@ -16,9 +16,9 @@ most a new match's transaction also deletes up to 50 expired ones with their log
 milliseconds; 18,000 an hour per process), so the file does not keep matches nobody reads
 again. Times are wall-clock seconds, since they must outlive the process.
 
-Every other call is one short transaction on an indexed row; the moves' transactions, which
-wait for the disk, run through ``offload`` (in a gevent worker, on a real thread, so the hub
-serves other requests meanwhile).
+Every call is one short transaction on an indexed row; the ``COMMIT`` of a batch of moves,
+which waits for the disk, runs through ``offload`` (in a gevent worker, on a real thread, so
+the hub serves other requests meanwhile).
 """
 
 from __future__ import annotations
@@ -207,9 +207,9 @@ class FileStore:
             yield connection
 
     @contextmanager
-    def _open_transaction(self, write: bool, sync: Offload | None = None) -> Iterator[sqlite3.Connection]:
+    def _open_transaction(self, write: bool, sync: Offload = _at_once) -> Iterator[sqlite3.Connection]:
         """:meth:`transaction` for a caller that holds the process's lock already; its
-        ``COMMIT`` (the fsync) through ``sync`` when given."""
+        ``COMMIT`` (the fsync) runs through ``sync``."""
         try:
             connection = self._connect()
             connection.execute("BEGIN IMMEDIATE" if write else "BEGIN")
@@ -217,10 +217,7 @@ class FileStore:
             raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
         try:
             yield connection
-            if sync is None:
-                connection.execute("COMMIT")
-            else:
-                sync(lambda: connection.execute("COMMIT"))
+            sync(lambda: connection.execute("COMMIT"))
         except BaseException as exc:
             if connection.in_transaction:
                 try:
@@ -360,13 +357,11 @@ class FileStore:
     def _commit_batch(self, batch: list[Pending[_Commit]]) -> None:
         """The moves of ``batch`` in one transaction, so one fsync (group commit): each
         checked and written as it would be alone, in order (a later one sees an earlier
-        one's write). The transaction runs through ``offload``, holding this process's lock:
+        one's write). Its ``COMMIT`` runs through ``offload``, holding this process's lock:
         in a gevent worker on a real thread, so the worker serves its other requests, and
         queues their moves for the next batch, while the file syncs."""
-        commits = [pending.item for pending in batch]
-
         with self._lock, self._open_transaction(write=True, sync=self._offload) as connection:
-            results = [self._commit_one(connection, commit) for commit in commits]
+            results = [self._commit_one(connection, pending.item) for pending in batch]
         for pending, result in zip(batch, results, strict=True):
             pending.answer(result)
 
