@@ -135,6 +135,17 @@ class HalunkenBot:
         look-ahead's measure), a stopped rollout's reward."""
         return _chance_ahead(cast(HalunkenState, state), seat)
 
+    @staticmethod
+    def worth_trying(view: View, legal: list[Action]) -> list[Action]:
+        """``legal`` without the moves this bot never plays, so that a search around it
+        (:mod:`service.bots.search`) leaves them out too: in the two-player auction, a bid
+        that only matches the standing one (see :meth:`_auction`). Two searches matching each
+        other's bids would hold the auction, and the match, for ever."""
+        if view["variant"] != TWO or view["phase"] != "auction" or view["auction"]["high_card"] is None:
+            return legal
+        floor = _card_value(view["auction"]["high_card"])
+        return [a for a in legal if a["type"] != "bid" or _card_value(a["card"]) > floor]
+
     def choose(self, view: View, legal: list[Action], rng: random.Random) -> Action:
         kinds = {a["type"] for a in legal}
         if "place_captain" in kinds:

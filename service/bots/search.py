@@ -23,7 +23,10 @@ Choices made along the way, and why:
 - **Challengers are the heuristic's next choices.** A bot that can order its options
   (a ``ranked(view, legal)`` method, The Game's) names them; any other is asked again with its
   earlier picks withheld, and once it repeats itself or answers with a move outside the list
-  the rest come in a seeded random order. A level fixes how many moves compete.
+  the rest come in a seeded random order. A level fixes how many moves compete. A bot that
+  never plays some legal moves says so (a ``worth_trying(view, legal)`` method, Halunken und
+  Spelunken's: no bid that only matches the standing one), and the search leaves them out
+  too: two searches that each matched the other's bid would never end the auction.
 - **Rollouts are the heuristic bot's decisions**, not random moves: random continuations
   say little about a move's worth (searches with them lost to level 2 in every game
   measured). A heuristic decision costs about a millisecond, a whole match of them 20-400 ms
@@ -128,12 +131,16 @@ def seat_of(view: View) -> int:
 def candidates(
     policy: Bot, view: View, legal: list[Action], count: int, rng: random.Random, stop_at: float = math.inf
 ) -> list[Action]:
-    """The heuristic's move first, then up to ``count - 1`` challengers, best first by the
-    heuristic's own judgement as far as it gives one (see the module docstring); only the
-    heuristic's move once the clock passes ``stop_at`` (no time is left to try another)."""
+    """The heuristic's move first, then up to ``count - 1`` challengers among the moves it
+    would ever play, best first by the heuristic's own judgement as far as it gives one (see
+    the module docstring); only the heuristic's move once the clock passes ``stop_at`` (no
+    time is left to try another)."""
     first = policy.choose(view, legal, rng)
     if time.monotonic() >= stop_at:
         return [first]
+    worth_trying = getattr(policy, "worth_trying", None)
+    if worth_trying is not None:
+        legal = worth_trying(view, legal)
     ranked = getattr(policy, "ranked", None)
     if ranked is not None:
         order: list[Action] = [first, *(a for a in ranked(view, legal) if a != first)]

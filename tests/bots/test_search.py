@@ -118,3 +118,35 @@ def test_a_rollout_stops_rounds_ahead_where_the_heuristic_judges_positions() -> 
     move = game.legal_actions(state, seat)[0]
     assert _rollout(game, Judged(), state, seat, move, Rng(bytes(8)), random.Random(0), math.inf) == 0.25
     assert max(seen) == start + STAGES_AHEAD - 1, "no decision once the round after next starts"
+
+
+def value(card: str) -> int:
+    """A pirate card's value: ``"green-13"`` is worth 13."""
+    return int(card.rsplit("-", 1)[1])
+
+
+def a_standing_bid(seed: int) -> tuple[View, list[Action]]:
+    """A two-player Halunken und Spelunken auction in which the seat to act could match the
+    standing bid: the view and legal actions there."""
+    game, rng, chooser = get_game("halunken-und-spelunken"), Rng(seed.to_bytes(8, "big")), random.Random(seed)
+    state = game.setup(2, game.resolve_options(2, {}), rng)
+    while to_act := game.to_act(state):
+        seat = to_act[0]
+        legal, view = game.legal_actions(state, seat), game.view(state, seat)
+        high = view["auction"]["high_card"] if view["phase"] == "auction" else None
+        if high is not None and any(a["type"] == "bid" and value(a["card"]) == value(high) for a in legal):
+            return view, legal
+        state, _ = game.apply(state, seat, chooser.choice(legal), rng)
+    raise AssertionError("no standing bid to match")
+
+
+def test_a_search_never_matches_a_standing_bid_so_two_searches_end_the_auction() -> None:
+    """The two-player rules let a bid equal the standing one until a player passes; the
+    heuristic never matches, and the search tries no move its heuristic would never play, so
+    two search levels facing each other cannot keep the auction going for ever."""
+    for seed in range(3):
+        view, legal = a_standing_bid(seed)
+        floor = value(view["auction"]["high_card"])
+        moves = candidates(HalunkenBot(), view, legal, len(legal), random.Random(seed))
+        assert moves, "the heuristic's move at least"
+        assert all(a["type"] != "bid" or value(a["card"]) > floor for a in moves)
