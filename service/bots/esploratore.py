@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from service.bots.search import round_stage
 from service.engine import Action, State, View
@@ -101,6 +101,11 @@ class EsploratoreBot:
     # -- a search's rollouts (service.bots.search) -------------------------------------------
 
     stage = staticmethod(round_stage)
+    stages_ahead: ClassVar[int] = 1
+    """A rollout stops at the start of the next round, not the one after: a round of
+    Esploratore is every seat's whole turn, cards, moves and ships, and two of them took a
+    rollout past level 3's 0.1 s for four worlds, so that level 3 played level 2's move in
+    nine decisions of ten."""
 
     @staticmethod
     def judge(state: State, seat: int) -> float:

@@ -32,7 +32,8 @@ Choices made along the way, and why:
   measured). A heuristic decision costs about a millisecond, a whole match of them 20-400 ms
   of CPU, so a rollout stops early where the heuristic bot can judge a position (a
   :class:`Judging` bot: Esploratore's, Halunken und Spelunken's, L'Isola dei Vulcani's): at
-  the start of the round after next (:data:`STAGES_AHEAD`), scored by the bot's ``judge``
+  the start of the round after next (:data:`STAGES_AHEAD`; Esploratore's, whose rounds are
+  long, at the start of the next round), scored by the bot's ``judge``
   (Halunken und Spelunken: the chance of finishing ahead that its auction look-ahead weighs;
   the others: the rank the match's scoring gives now). That makes their rollouts 3-20 times
   cheaper early in a match, so a level's time cap lets it play more worlds. In Halunken und
@@ -83,7 +84,8 @@ each other with the same cards), and a search must end on its iteration budget a
 
 STAGES_AHEAD = 2
 """How far a rollout plays when the heuristic bot can judge a position: until the bot's
-``stage(state)`` (a round number) has moved on by this many, then ``judge(state, seat)``."""
+``stage(state)`` (a round number) has moved on by this many, then ``judge(state, seat)``. A
+bot whose rounds are long sets its own ``stages_ahead`` (Esploratore's: 1)."""
 
 Z = 1.64
 """How many standard errors a challenger's mean reward difference must stay above zero (one
@@ -223,7 +225,7 @@ def _rollout(
     """``seat``'s reward after playing ``move`` on ``state`` and the heuristic for every
     seat to the end of the match."""
     judging = policy if isinstance(policy, Judging) else None
-    horizon = math.inf if judging is None else judging.stage(state) + STAGES_AHEAD
+    horizon = math.inf if judging is None else judging.stage(state) + getattr(judging, "stages_ahead", STAGES_AHEAD)
     state, _ = game.perform(state, seat, move, chance)
     for _ in range(ROLLOUT_DECISIONS):
         if not (to_act := game.to_act(state)):

@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from service.bots.esploratore import EsploratoreBot
 from service.bots.halunken_und_spelunken import HalunkenBot
 from service.bots.registry import heuristic_bot, sampler_of
 from service.bots.search import (
@@ -99,16 +100,21 @@ def test_a_judge_agrees_with_the_outcome_at_the_end_of_a_match(game_id: str) -> 
         assert bot.judge(played.state, seat) == 1.0 - (played.outcome["ranks"][seat] - 1)
 
 
-def test_a_rollout_stops_rounds_ahead_where_the_heuristic_judges_positions() -> None:
-    game_id = "halunken-und-spelunken"
+@pytest.mark.parametrize(
+    "game_id,heuristic,ahead",
+    [("halunken-und-spelunken", HalunkenBot, STAGES_AHEAD), ("esploratore", EsploratoreBot, 1)],
+)
+def test_a_rollout_stops_rounds_ahead_where_the_heuristic_judges_positions(
+    game_id: str, heuristic: type, ahead: int
+) -> None:
     game, rng = get_game(game_id), Rng(bytes(8))
     state = game.setup(2, game.resolve_options(2, {}), rng)
     seen: list[int] = []
 
-    class Judged(HalunkenBot):
+    class Judged(heuristic):  # type: ignore[misc]  # a subclass of the parametrized bot class
         def choose(self, view: View, legal: list[Action], rng: random.Random) -> Action:
             seen.append(view["round"])
-            return super().choose(view, legal, rng)
+            return super().choose(view, legal, rng)  # type: ignore[no-any-return]  # the base is typed Any here
 
         @staticmethod
         def judge(state: State, seat: int) -> float:
@@ -117,7 +123,7 @@ def test_a_rollout_stops_rounds_ahead_where_the_heuristic_judges_positions() -> 
     seat, start = game.to_act(state)[0], state["round"]
     move = game.legal_actions(state, seat)[0]
     assert _rollout(game, Judged(), state, seat, move, Rng(bytes(8)), random.Random(0), math.inf) == 0.25
-    assert max(seen) == start + STAGES_AHEAD - 1, "no decision once the round after next starts"
+    assert max(seen) == start + ahead - 1, "no decision once the round the bot judges at starts"
 
 
 def value(card: str) -> int:
