@@ -43,6 +43,12 @@ Choices made along the way, and why:
 - **The heuristic bot is cheap enough to roll out**: where a rollout's profile showed one
   computation dominating (Halunken und Spelunken's collection scores, L'Isola dei Vulcani's
   distance walks), the bot remembers it, deciding as before.
+- **Every seat of a rollout has a heuristic bot of its own**, a copy of the bot as it was
+  before its first decision, and the challengers are asked of another: the seat's own bot
+  only chooses the heuristic's move. A heuristic bot may remember things between decisions
+  (Viaggio's plans its turn and plays it out step by step); one instance shared among seats
+  and worlds played a sampled seat's plan in the real match, and level 3 lost every
+  two-player match of Viaggio to level 2.
 - **Rewards** come from the outcome: ``(n - rank) / (n - 1)`` for a competitive game (1 for
   the winner, 0 for the last); in a cooperative game (The Game) minus the score, the cards left.
   A judged rollout's reward is on the same scale (:func:`rank_reward`).
@@ -58,6 +64,7 @@ Choices made along the way, and why:
 
 from __future__ import annotations
 
+import copy
 import math
 import random
 import statistics
@@ -78,9 +85,10 @@ MIN_WORLDS = 4
 """Worlds a challenger must have been played on before it may replace the heuristic's move."""
 
 ROLLOUT_DECISIONS = 2000
-"""A rollout still going after this many decisions is dropped with its world: the heuristic
-bots can play on forever against each other (two Halunken und Spelunken captains outbidding
-each other with the same cards), and a search must end on its iteration budget alone."""
+"""A rollout still going after this many decisions is dropped with its world: a game's rules
+may let a match go on without end (Halunken und Spelunken's two-player bids may match each
+other until somebody passes), and a search must end on its iteration budget alone, whatever
+its policy does."""
 
 STAGES_AHEAD = 2
 """How far a rollout plays when the heuristic bot can judge a position: until the bot's
@@ -131,13 +139,22 @@ def seat_of(view: View) -> int:
 
 
 def candidates(
-    policy: Bot, view: View, legal: list[Action], count: int, rng: random.Random, stop_at: float = math.inf
+    policy: Bot,
+    view: View,
+    legal: list[Action],
+    count: int,
+    rng: random.Random,
+    stop_at: float = math.inf,
+    asker: Bot | None = None,
 ) -> list[Action]:
     """The heuristic's move first, then up to ``count - 1`` challengers among the moves it
     would ever play, best first by the heuristic's own judgement as far as it gives one (see
     the module docstring); only the heuristic's move once the clock passes ``stop_at`` (no
-    time is left to try another)."""
+    time is left to try another). ``policy`` chooses the heuristic's move; the challengers are
+    asked of ``asker`` (by default ``policy`` too), so that a bot that remembers its plan keeps
+    the plan of its own move."""
     first = policy.choose(view, legal, rng)
+    policy = policy if asker is None else asker
     if time.monotonic() >= stop_at:
         return [first]
     worth_trying = getattr(policy, "worth_trying", None)
@@ -167,26 +184,56 @@ def search(
     legal: list[Action],
     budget: Budget,
     rng: random.Random,
+    fresh: Callable[[], Bot] | None = None,
 ) -> Action:
-    """The action of ``legal`` the search prefers for the seat of ``view``.
+    """The action of ``legal`` the search prefers for the seat of ``view`` (see
+    :func:`searched`)."""
+    return searched(game, sample, policy, view, legal, budget, rng, fresh)[0]
+
+
+def searched(
+    game: Game[Any],
+    sample: Sampler,
+    policy: Bot,
+    view: View,
+    legal: list[Action],
+    budget: Budget,
+    rng: random.Random,
+    fresh: Callable[[], Bot] | None = None,
+) -> tuple[Action, bool]:
+    """The action of ``legal`` the search prefers for the seat of ``view``, and whether
+    ``policy`` chose it (a forced move is nobody's choice).
 
     Only ``view`` and ``legal`` describe the match: hidden parts come from ``sample``, and all
     chance (samples, engine dice, the bots' choices) from ``rng``.
+
+    ``policy`` decides the heuristic's move and nothing else: the challengers and every seat
+    of every rollout are played by instances from ``fresh`` (by default, copies of ``policy``
+    as it was before this decision). A heuristic bot may remember things between its
+    decisions (Viaggio's plans a whole turn and plays it out step by step); sharing one
+    instance among the seats of a rollout, or with the real seat, would hand one seat's plan
+    to another.
     """
     if len(legal) == 1:
-        return legal[0]
+        return legal[0], False
     seat = seat_of(view)
     stop_at = time.monotonic() + budget.seconds
-    moves = candidates(policy, view, legal, budget.candidates, rng, stop_at)
+    if fresh is None:
+        before = copy.deepcopy(policy)
+
+        def fresh() -> Bot:
+            return copy.deepcopy(before)
+
+    moves = candidates(policy, view, legal, budget.candidates, rng, stop_at, fresh())
     if len(moves) == 1:
-        return moves[0]
+        return moves[0], True
     differences: list[list[float]] = [[] for _ in moves[1:]]
     for _ in range(budget.iterations // len(moves)):
         world = orjson.dumps(sample(game, view, seat, rng))
         chance, seed = rng.getrandbits(64).to_bytes(8, "big"), rng.getrandbits(64)
         try:
             rewards = [
-                _rollout(game, policy, orjson.loads(world), seat, move, Rng(chance), random.Random(seed), stop_at)
+                _rollout(game, fresh, orjson.loads(world), seat, move, Rng(chance), random.Random(seed), stop_at)
                 for move in moves
             ]
         except _OutOfTime:
@@ -195,7 +242,8 @@ def search(
             continue
         for i, reward in enumerate(rewards[1:]):
             differences[i].append(reward - rewards[0])
-    return moves[overturning(differences) + 1]
+    overturned = overturning(differences)
+    return moves[overturned + 1], overturned < 0
 
 
 def overturning(differences: list[list[float]]) -> int:
@@ -214,7 +262,7 @@ def overturning(differences: list[list[float]]) -> int:
 
 def _rollout(
     game: Game[Any],
-    policy: Bot,
+    fresh: Callable[[], Bot],
     state: State,
     seat: int,
     move: Action,
@@ -223,8 +271,10 @@ def _rollout(
     stop_at: float,
 ) -> float:
     """``seat``'s reward after playing ``move`` on ``state`` and the heuristic for every
-    seat to the end of the match."""
-    judging = policy if isinstance(policy, Judging) else None
+    seat to the end of the match, each seat played by its own bot from ``fresh``."""
+    own = fresh()
+    bots = {seat: own}
+    judging = own if isinstance(own, Judging) else None
     horizon = math.inf if judging is None else judging.stage(state) + getattr(judging, "stages_ahead", STAGES_AHEAD)
     state, _ = game.perform(state, seat, move, chance)
     for _ in range(ROLLOUT_DECISIONS):
@@ -236,7 +286,9 @@ def _rollout(
             raise _OutOfTime
         actor = to_act[0] if len(to_act) == 1 else chooser.choice(to_act)
         legal = game.legal_actions(state, actor)
-        action = legal[0] if len(legal) == 1 else policy.choose(game.view(state, actor), legal, chooser)
+        if actor not in bots:
+            bots[actor] = fresh()
+        action = legal[0] if len(legal) == 1 else bots[actor].choose(game.view(state, actor), legal, chooser)
         state, _ = game.perform(state, actor, action, chance)
     else:
         if game.to_act(state):
@@ -274,7 +326,17 @@ class SearchBot:
         self.game = game
         self.sample = sample
         self.policy = policy
+        self.blank = copy.deepcopy(policy)
         self.budget = budget if within_s is None else replace(budget, seconds=min(budget.seconds, within_s))
 
     def choose(self, view: View, legal: list[Action], rng: random.Random) -> Action:
-        return search(self.game, self.sample, self.policy, view, legal, self.budget, rng)
+        """The search's move; when it is not the heuristic's, the heuristic bot starts afresh,
+        so that a plan it made for its own move is not played on after another."""
+        move, heuristics = searched(self.game, self.sample, self.policy, view, legal, self.budget, rng, self._fresh)
+        if not heuristics:
+            self.policy = self._fresh()
+        return move
+
+    def _fresh(self) -> Bot:
+        """The heuristic bot as it was before its first decision."""
+        return copy.deepcopy(self.blank)

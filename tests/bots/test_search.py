@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import dataclass
 
 import pytest
 
@@ -22,6 +23,7 @@ from service.bots.search import (
     rank_reward,
 )
 from service.bots.the_game import TheGameBot
+from service.bots.viaggio import ViaggioBot
 from service.engine import Action, Rng, State, View
 from service.games import get_game
 from tests.support.playout import play_out
@@ -111,10 +113,10 @@ def test_a_rollout_stops_rounds_ahead_where_the_heuristic_judges_positions(
     state = game.setup(2, game.resolve_options(2, {}), rng)
     seen: list[int] = []
 
-    class Judged(heuristic):  # type: ignore[misc]  # a subclass of the parametrized bot class
+    class Judged(heuristic):
         def choose(self, view: View, legal: list[Action], rng: random.Random) -> Action:
             seen.append(view["round"])
-            return super().choose(view, legal, rng)  # type: ignore[no-any-return]  # the base is typed Any here
+            return super().choose(view, legal, rng)
 
         @staticmethod
         def judge(state: State, seat: int) -> float:
@@ -122,7 +124,7 @@ def test_a_rollout_stops_rounds_ahead_where_the_heuristic_judges_positions(
 
     seat, start = game.to_act(state)[0], state["round"]
     move = game.legal_actions(state, seat)[0]
-    assert _rollout(game, Judged(), state, seat, move, Rng(bytes(8)), random.Random(0), math.inf) == 0.25
+    assert _rollout(game, Judged, state, seat, move, Rng(bytes(8)), random.Random(0), math.inf) == 0.25
     assert max(seen) == start + ahead - 1, "no decision once the round the bot judges at starts"
 
 
@@ -156,3 +158,43 @@ def test_a_search_never_matches_a_standing_bid_so_two_searches_end_the_auction()
         moves = candidates(HalunkenBot(), view, legal, len(legal), random.Random(seed))
         assert moves, "the heuristic's move at least"
         assert all(a["type"] != "bid" or value(a["card"]) > floor for a in moves)
+
+
+def test_every_seat_of_a_rollout_has_a_heuristic_bot_of_its_own() -> None:
+    """A heuristic bot may remember its plan between decisions (Viaggio's does): one instance
+    playing several seats would hand one seat's plan to another."""
+    seats_of: dict[int, set[int]] = {}
+    alive: list[object] = []  # keeps every instance, so that no id is reused
+
+    @dataclass(frozen=True)
+    class Recording(TheGameBot):
+        def choose(self, view: View, legal: list[Action], rng: random.Random) -> Action:
+            alive.append(self)
+            seats_of.setdefault(id(self), set()).add(view["seat"])
+            return super().choose(view, legal, rng)
+
+    view, legal = a_choice("the-game", 3, seed=2)
+    budget = Budget(iterations=8, seconds=math.inf, candidates=2)
+    SearchBot(get_game("the-game"), sampler_of("the-game"), Recording(), budget).choose(view, legal, random.Random(0))
+    assert len(seats_of) > 3, "the seat's own bot and the rollouts' bots"
+    assert all(len(seats) == 1 for seats in seats_of.values())
+
+
+def test_the_seats_own_heuristic_bot_keeps_the_plan_of_its_move() -> None:
+    """Viaggio's bot plans its whole turn at the start and plays the plan out: rollouts run
+    between two steps of the plan must not change it."""
+    game_id = "viaggio-al-centro-della-terra"
+    game, rng = get_game(game_id), Rng(bytes(8))
+    state = game.setup(2, game.resolve_options(2, {}), rng)
+    while True:
+        seat = game.to_act(state)[0]
+        view, legal = game.view(state, seat), game.legal_actions(state, seat)
+        plain = ViaggioBot()
+        move = plain.choose(view, legal, random.Random(0))
+        if plain.plan:
+            break
+        state, _ = game.apply(state, seat, move, rng)
+    budget = Budget(iterations=2 * (MIN_WORLDS - 1), seconds=math.inf, candidates=2)  # rollouts, no overturn
+    bot = SearchBot(game, sampler_of(game_id), ViaggioBot(), budget)
+    assert bot.choose(view, legal, random.Random(0)) == move
+    assert bot.policy.plan == plain.plan
