@@ -185,21 +185,6 @@ def search(
     budget: Budget,
     rng: random.Random,
     fresh: Callable[[], Bot] | None = None,
-) -> Action:
-    """The action of ``legal`` the search prefers for the seat of ``view`` (see
-    :func:`searched`)."""
-    return searched(game, sample, policy, view, legal, budget, rng, fresh)[0]
-
-
-def searched(
-    game: Game[Any],
-    sample: Sampler,
-    policy: Bot,
-    view: View,
-    legal: list[Action],
-    budget: Budget,
-    rng: random.Random,
-    fresh: Callable[[], Bot] | None = None,
 ) -> tuple[Action, bool]:
     """The action of ``legal`` the search prefers for the seat of ``view``, and whether
     ``policy`` chose it (a forced move is nobody's choice).
@@ -332,7 +317,7 @@ class SearchBot:
     def choose(self, view: View, legal: list[Action], rng: random.Random) -> Action:
         """The search's move; when it is not the heuristic's, the heuristic bot starts afresh,
         so that a plan it made for its own move is not played on after another."""
-        move, heuristics = searched(self.game, self.sample, self.policy, view, legal, self.budget, rng, self._fresh)
+        move, heuristics = search(self.game, self.sample, self.policy, view, legal, self.budget, rng, self._fresh)
         if not heuristics:
             self.policy = self._fresh()
         return move
