@@ -222,9 +222,7 @@ class HalunkenBot:
         auction holds at most one of its bids per card value."""
         me = view["seat"]
         mine = view["collections"][me]
-        high = view["auction"]["high_card"]
-        floor = 0 if high is None else _card_value(high)
-        bids = [a for a in legal if a["type"] == "bid" and _card_value(a["card"]) > floor]
+        bids = [a for a in HalunkenBot.worth_trying(view, legal) if a["type"] == "bid"]
         if not bids:
             return {"type": "pass"}
         cheapest = min(bids, key=lambda a: (loss(mine, a["card"]), a["card"]))

@@ -184,7 +184,7 @@ def search(
     legal: list[Action],
     budget: Budget,
     rng: random.Random,
-    fresh: Callable[[], Bot] | None = None,
+    fresh: Callable[[], Bot],
 ) -> tuple[Action, bool]:
     """The action of ``legal`` the search prefers for the seat of ``view``, and whether
     ``policy`` chose it (a forced move is nobody's choice).
@@ -193,8 +193,8 @@ def search(
     chance (samples, engine dice, the bots' choices) from ``rng``.
 
     ``policy`` decides the heuristic's move and nothing else: the challengers and every seat
-    of every rollout are played by instances from ``fresh`` (by default, copies of ``policy``
-    as it was before this decision). A heuristic bot may remember things between its
+    of every rollout are played by instances from ``fresh`` (the heuristic bot as it was
+    before its first decision). A heuristic bot may remember things between its
     decisions (Viaggio's plans a whole turn and plays it out step by step); sharing one
     instance among the seats of a rollout, or with the real seat, would hand one seat's plan
     to another.
@@ -203,12 +203,6 @@ def search(
         return legal[0], False
     seat = seat_of(view)
     stop_at = time.monotonic() + budget.seconds
-    if fresh is None:
-        before = copy.deepcopy(policy)
-
-        def fresh() -> Bot:
-            return copy.deepcopy(before)
-
     moves = candidates(policy, view, legal, budget.candidates, rng, stop_at, fresh())
     if len(moves) == 1:
         return moves[0], True
