@@ -7,7 +7,7 @@ import secrets
 
 import pytest
 
-from tests.support.http import PROBLEM_JSON, MatchClient, auth
+from tests.support.http import PROBLEM_JSON, MatchClient, auth, clear_of_minute_end
 
 GAME = "the-game"
 
@@ -199,6 +199,7 @@ def test_429_rate_limited_per_seat_token_and_per_address(app_config) -> None:
     from service import create_app
 
     client = create_app({**app_config, "REFEREE_RATE_LIMIT": "3 per minute"}).test_client()
+    clear_of_minute_end(5)
     client.environ_base["REMOTE_ADDR"] = f"10.{secrets.randbelow(250)}.{secrets.randbelow(250)}.7"  # fresh counters
     created = client.post("/v1/matches", json={"game": GAME, "players": 2}).get_json()
     for _ in range(2):
@@ -221,6 +222,7 @@ def test_429_budget_is_shared_between_nodes_on_redis(app_config, store_kind) -> 
 
     config = {**app_config, "REFEREE_RATE_LIMIT": "4 per minute"}
     nodes = [create_app(config).test_client() for _ in range(2)]
+    clear_of_minute_end(5)
     address = f"10.{secrets.randbelow(250)}.{secrets.randbelow(250)}.8"
     for node in nodes:
         node.environ_base["REMOTE_ADDR"] = address

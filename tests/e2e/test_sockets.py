@@ -18,7 +18,7 @@ import pytest
 from wsproto.events import BytesMessage, Ping, Pong
 
 from service.botkit.socket import SeatSocket, SocketClosed, SocketRefused
-from tests.support.http import MatchClient, auth
+from tests.support.http import MatchClient, auth, clear_of_minute_end
 from tests.support.killable import Server, start_serve
 
 SECRET = "socket-test-secret-0123456789abcdef"
@@ -184,10 +184,7 @@ def test_an_idle_socket_is_closed_and_a_broken_frame_ends_the_channel(server: Se
 def test_the_rate_limit_counts_every_message_of_a_seat(redis_url: str, tmp_path: Path) -> None:
     limited = serve(redis_url, tmp_path / "serve.log", REFEREE_RATE_LIMIT="6 per minute")
     try:
-        # The budget is a fixed window of one minute: the requests below must not straddle
-        # two of them, or the upgrade at the end is admitted by the next window's budget.
-        if (left := 60 - time.time() % 60) < 20:
-            time.sleep(left + 0.5)
+        clear_of_minute_end(20)
         match = solo(limited)  # the match's creation spends the address's budget, not the seat's
         with seat_socket(limited, match) as channel:  # the upgrade is the seat's first request
             answers = [channel.request({"state_token": "x", "action": {}})["status"] for _ in range(6)]
