@@ -294,6 +294,17 @@ def rank_reward(keys: list[Any], seat: int) -> float:
     return (len(keys) - rank) / max(1, len(keys) - 1)
 
 
+def expected_rank_reward(totals: list[float], seat: int, spread: float) -> float:
+    """``seat``'s rank reward expected from ``totals`` (scores now) if the gap to each rival
+    may still move by a normal law of ``spread`` points: the mean over rivals of the chance
+    of ending ahead of it, which is :func:`rank_reward`'s ``(n - rank) / (n - 1)`` in
+    expectation. Unlike the rank now, it tells a lead of one point from a lead of twenty, so a
+    move that widens a lead without changing the order counts too."""
+    rivals = [other for other in range(len(totals)) if other != seat]
+    ahead = (0.5 * (1 + math.erf((totals[seat] - totals[r]) / spread / math.sqrt(2))) for r in rivals)
+    return sum(ahead) / max(1, len(rivals))
+
+
 class SearchBot:
     """A bot of levels 3-5: :func:`search` around the heuristic bot ``policy`` within
     ``budget``, capped further by ``within_s`` (the time a house seat has left on its clock,

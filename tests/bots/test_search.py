@@ -19,6 +19,7 @@ from service.bots.search import (
     SearchBot,
     _rollout,
     candidates,
+    expected_rank_reward,
     overturning,
     rank_reward,
 )
@@ -91,6 +92,17 @@ def test_ranking_keys_give_the_outcomes_reward() -> None:
     assert rank_reward([(3,), (5,), (5,)], 0) == 0.0
     assert rank_reward([(3,), (5,), (5,)], 1) == 1.0, "equal keys share the first rank"
     assert rank_reward([(3,), (5,), (4,)], 2) == 0.5
+
+
+def test_an_expected_rank_reward_tells_a_wide_lead_from_a_narrow_one() -> None:
+    assert expected_rank_reward([10, 10], 0, 25.0) == 0.5
+    narrow, wide = expected_rank_reward([11, 10], 0, 25.0), expected_rank_reward([40, 10], 0, 25.0)
+    assert 0.5 < narrow < wide < 1.0
+    assert expected_rank_reward([10, 40], 0, 25.0) == pytest.approx(1.0 - wide)
+    three = [expected_rank_reward([20, 10, 30], seat, 25.0) for seat in range(3)]
+    assert three[1] < three[0] < three[2]
+    assert sum(three) == pytest.approx(1.5), "n/2 in all, as the rank rewards of any outcome sum to"
+    assert expected_rank_reward([20, 10, 30], 0, 0.01) == rank_reward([(20,), (10,), (30,)], 0)
 
 
 @pytest.mark.parametrize("game_id", ["esploratore", "halunken-und-spelunken", "isola-dei-vulcani"])
