@@ -35,7 +35,8 @@ Choices made along the way, and why:
   the start of the round after next (:data:`STAGES_AHEAD`; Esploratore's, whose rounds are
   long, at the start of the next round), scored by the bot's ``judge``
   (Halunken und Spelunken: the chance of finishing ahead that its auction look-ahead weighs;
-  the others: the rank the match's scoring gives now). That makes their rollouts 3-20 times
+  Esploratore: the rank the match's scoring gives now; L'Isola dei Vulcani: the rank it
+  expects, :func:`expected_rank_reward`). That makes their rollouts 3-20 times
   cheaper early in a match, so a level's time cap lets it play more worlds. In Halunken und
   Spelunken it measured as strong as whole-match rollouts (bench/README.md). The Game's
   rollouts run to the end of the match: cut short and scored by its heuristic judgement of a
