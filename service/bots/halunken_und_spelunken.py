@@ -49,7 +49,7 @@ from typing import Any, cast
 import orjson
 
 from service.bots.samplers.halunken_und_spelunken import sample_state
-from service.bots.search import round_stage
+from service.bots.search import chance_ahead, round_stage
 from service.engine import Action, Rng, State, View, load_seed
 from service.games.halunken_und_spelunken import GAME
 from service.games.halunken_und_spelunken.engine import GAME_ID, STANDARD, TWO, score_collection
@@ -546,5 +546,5 @@ def _chance_ahead(state: HalunkenState, me: int) -> float:
     for seat, theirs in enumerate(scores):
         if seat != me:
             gap = scores[me] - theirs
-            chance *= (gap >= 0) if spread == 0 else 0.5 * (1 + math.erf(gap / spread / math.sqrt(2)))
+            chance *= chance_ahead(gap, spread)
     return chance

@@ -302,8 +302,16 @@ def expected_rank_reward(totals: list[float], seat: int, spread: float) -> float
     expectation. Unlike the rank now, it tells a lead of one point from a lead of twenty, so a
     move that widens a lead without changing the order counts too."""
     rivals = [other for other in range(len(totals)) if other != seat]
-    ahead = (0.5 * (1 + math.erf((totals[seat] - totals[r]) / spread / math.sqrt(2))) for r in rivals)
-    return sum(ahead) / max(1, len(rivals))
+    return sum(chance_ahead(totals[seat] - totals[r], spread) for r in rivals) / max(1, len(rivals))
+
+
+def chance_ahead(gap: float, spread: float) -> float:
+    """The chance that a lead of ``gap`` points (behind when negative) is still a lead or a tie
+    at the end, if it may still move by a normal law of ``spread`` points; with nothing left to
+    move (``spread`` 0), 1 or 0."""
+    if spread == 0:
+        return 1.0 if gap >= 0 else 0.0
+    return 0.5 * (1 + math.erf(gap / spread / math.sqrt(2)))
 
 
 class SearchBot:

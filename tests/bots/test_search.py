@@ -19,6 +19,7 @@ from service.bots.search import (
     SearchBot,
     _rollout,
     candidates,
+    chance_ahead,
     expected_rank_reward,
     overturning,
     rank_reward,
@@ -103,6 +104,15 @@ def test_an_expected_rank_reward_tells_a_wide_lead_from_a_narrow_one() -> None:
     assert three[1] < three[0] < three[2]
     assert sum(three) == pytest.approx(1.5), "n/2 in all, as the rank rewards of any outcome sum to"
     assert expected_rank_reward([20, 10, 30], 0, 0.01) == rank_reward([(20,), (10,), (30,)], 0)
+
+
+def test_a_lead_is_kept_by_the_normal_law_of_what_may_still_move() -> None:
+    assert chance_ahead(0, 8.0) == 0.5, "a tie now is even"
+    assert chance_ahead(8.0, 8.0) == pytest.approx(0.8413, abs=1e-4), "one deviation ahead"
+    assert chance_ahead(-5.0, 8.0) == pytest.approx(1.0 - chance_ahead(5.0, 8.0))
+    assert (chance_ahead(0, 0.0), chance_ahead(1, 0.0), chance_ahead(-1, 0.0)) == (1.0, 1.0, 0.0), (
+        "at the end: a tie counts as ahead"
+    )
 
 
 @pytest.mark.parametrize("game_id", ["esploratore", "halunken-und-spelunken", "isola-dei-vulcani"])
