@@ -50,6 +50,15 @@ class IsolaDeiVulcaniBot:
     stage = staticmethod(round_stage)
 
     @staticmethod
+    def most_candidates(view: View) -> int | None:
+        """The most moves a search around this bot weighs (:mod:`service.bots.search`): with
+        two or more rivals, the heuristic's move and one challenger. There a second
+        challenger overturned good moves on the judge's verdict two rounds ahead, the same in
+        every world (a reward difference no number of worlds doubts), and level 4 lost to
+        level 3 by it. With one rival, level 4's two challengers beat level 3 (bench/README.md)."""
+        return 2 if view["players"] > 2 else None
+
+    @staticmethod
     def judge(state: State, seat: int) -> float:
         """``seat``'s reward expected from ``state``, a stopped rollout's reward: the final
         scoring were the match to end now, each gap to a rival still moving by

@@ -23,7 +23,9 @@ Choices made along the way, and why:
 - **Challengers are the heuristic's next choices.** A bot that can order its options
   (a ``ranked(view, legal)`` method, The Game's) names them; any other is asked again with its
   earlier picks withheld, and once it repeats itself or answers with a move outside the list
-  the rest come in a seeded random order. A level fixes how many moves compete. A bot that
+  the rest come in a seeded random order. A level fixes how many moves compete, and a bot
+  may allow fewer (a ``most_candidates(view)`` method, L'Isola dei Vulcani's: one challenger
+  among several rivals, where a second overturned good moves on its judge's bias). A bot that
   never plays some legal moves says so (a ``worth_trying(view, legal)`` method, Halunken und
   Spelunken's: no bid that only matches the standing one), and the search leaves them out
   too: two searches that each matched the other's bid would never end the auction.
@@ -177,6 +179,16 @@ def candidates(
     return [*order, *rest][:count]
 
 
+def candidate_count(policy: Bot, view: View, budget: Budget) -> int:
+    """How many moves compete in ``view``: the level's ``budget.candidates``, or fewer when the
+    heuristic bot sets its own limit (a ``most_candidates(view)`` method returning a number,
+    or ``None`` for none). L'Isola dei Vulcani's allows one challenger among several rivals,
+    where a second was the one that lost its level 4 matches to level 3."""
+    limit = getattr(policy, "most_candidates", None)
+    cap = None if limit is None else limit(view)
+    return budget.candidates if cap is None else min(budget.candidates, cap)
+
+
 def search(
     game: Game[Any],
     sample: Sampler,
@@ -204,7 +216,7 @@ def search(
         return legal[0], False
     seat = seat_of(view)
     stop_at = time.monotonic() + budget.seconds
-    moves = candidates(policy, view, legal, budget.candidates, rng, stop_at, fresh())
+    moves = candidates(policy, view, legal, candidate_count(policy, view, budget), rng, stop_at, fresh())
     if len(moves) == 1:
         return moves[0], True
     differences: list[list[float]] = [[] for _ in moves[1:]]

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 
 from service.bots.esploratore import EsploratoreBot
 from service.bots.halunken_und_spelunken import HalunkenBot
-from service.bots.registry import heuristic_bot, sampler_of
+from service.bots.isola_dei_vulcani import IsolaDeiVulcaniBot
+from service.bots.registry import SEARCH_BUDGETS, heuristic_bot, sampler_of
 from service.bots.search import (
     MIN_WORLDS,
     STAGES_AHEAD,
@@ -18,6 +19,7 @@ from service.bots.search import (
     Judging,
     SearchBot,
     _rollout,
+    candidate_count,
     candidates,
     chance_ahead,
     expected_rank_reward,
@@ -87,6 +89,29 @@ def test_a_bot_that_repeats_itself_is_followed_by_the_rest_in_a_seeded_order() -
     moves = candidates(Stubborn(), view, legal, len(legal) + 1, random.Random(0))
     assert moves[0] == legal[-1] and sorted(map(str, moves)) == sorted(map(str, legal))
     assert moves == candidates(Stubborn(), view, legal, len(legal) + 1, random.Random(0))
+
+
+@pytest.mark.parametrize(("players", "weighed"), [(2, 3), (3, 2), (4, 2)])
+def test_isola_dei_vulcani_weighs_one_challenger_among_several_rivals(
+    players: int, weighed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Level 4 (the heuristic's move and two challengers) lost to level 3 at three players by
+    its second challenger; among several rivals the search plays out one challenger only."""
+    played: set[str] = set()
+
+    def rollout(game: object, fresh: object, state: State, seat: int, move: Action, *rest: object) -> float:
+        played.add(str(move))
+        return 0.0
+
+    monkeypatch.setattr("service.bots.search._rollout", rollout)
+    game_id = "isola-dei-vulcani"
+    view, legal = a_choice(game_id, players, seed=3)
+    budget = replace(SEARCH_BUDGETS["level4"], seconds=math.inf)
+    bot = SearchBot(get_game(game_id), sampler_of(game_id), IsolaDeiVulcaniBot(), budget)
+    bot.choose(view, legal, random.Random(0))
+    assert len(played) == weighed
+    assert candidate_count(IsolaDeiVulcaniBot(), view, budget) == weighed
+    assert candidate_count(HalunkenBot(), view, budget) == budget.candidates, "no limit of its own"
 
 
 def test_ranking_keys_give_the_outcomes_reward() -> None:
