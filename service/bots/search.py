@@ -182,8 +182,7 @@ def candidates(
 def candidate_count(policy: Bot, view: View, budget: Budget) -> int:
     """How many moves compete in ``view``: the level's ``budget.candidates``, or fewer when the
     heuristic bot sets its own limit (a ``most_candidates(view)`` method returning a number,
-    or ``None`` for none). L'Isola dei Vulcani's allows one challenger among several rivals,
-    where a second was the one that lost its level 4 matches to level 3."""
+    or ``None`` for none; see the module docstring)."""
     limit = getattr(policy, "most_candidates", None)
     cap = None if limit is None else limit(view)
     return budget.candidates if cap is None else min(budget.candidates, cap)
