@@ -89,6 +89,13 @@ WORLDS = 16
 worlds, so their difference is less noisy than either value (four-player auctions against
 random rivals, 200 matches: 8 worlds won 77%, 16 won 83%, 48 won 81.5%)."""
 
+ROLLOUT_WORLDS = 2
+"""Worlds of each look-ahead when the bot plays the seats of a search's rollout
+(:meth:`HalunkenBot.for_rollouts`). At three and four players a rollout is mostly the seats'
+auction look-aheads: with 16 worlds one cost about 60 ms at four players, so level 3 played
+one world a decision in its 0.1 s and never had the 4 it needs to overturn a move; with 2 it
+plays about six, and its level 3 beats level 2 there (docs/levels.md)."""
+
 SPREAD = 8.0
 """How far (in points) a rival's score may still move per remaining round, as one standard
 deviation of a normal law: it turns a score gap into a chance of finishing ahead. The rate
@@ -125,9 +132,18 @@ def loss(cards: list[str], card: str) -> int:
 
 
 class HalunkenBot:
-    """The heuristic bot; stateless, so one instance may play every seat."""
+    """The heuristic bot; stateless, so one instance may play every seat. Its look-aheads
+    (the standard game's auction and Rum) play ``worlds`` drawn worlds each."""
 
     stage = staticmethod(round_stage)
+
+    def __init__(self, worlds: int = WORLDS) -> None:
+        self.worlds = worlds
+
+    def for_rollouts(self) -> HalunkenBot:
+        """The bot a search's rollouts play every seat with: this one, looking ahead over
+        :data:`ROLLOUT_WORLDS` worlds, so that a level's time holds enough rollouts."""
+        return HalunkenBot(ROLLOUT_WORLDS)
 
     @staticmethod
     def judge(state: State, seat: int) -> float:
@@ -165,7 +181,7 @@ class HalunkenBot:
         if "rum" in kinds and view["variant"] == TWO:
             return self._rum_value(view, legal)
         if "rum" in kinds:
-            return _best_ahead(view, legal, rng)
+            return _best_ahead(view, legal, rng, self.worlds)
         if "move_black_jack" in kinds:
             return self._push_black_jack(view, legal)
         return max(legal, key=lambda a: self._card_choice_worth(view, a))
@@ -208,7 +224,7 @@ class HalunkenBot:
                 moves[key] = self._movement(after, [{"type": "play", "card": c} for c in after["hand"]])
             GAME.perform(state, me, moves[key], NO_CHANCE)
 
-        return _best_ahead(view, [{"type": "pass"}, cheapest], rng, settle_and_move)
+        return _best_ahead(view, [{"type": "pass"}, cheapest], rng, self.worlds, settle_and_move)
 
     @staticmethod
     def _auction(view: View, legal: list[Action]) -> Action:
@@ -453,15 +469,17 @@ def _best_ahead(
     view: View,
     candidates: list[Action],
     rng: random.Random,
+    worlds: int,
     play: Callable[[HalunkenState, Action], None] | None = None,
 ) -> Action:
     """The candidate of ``view``'s seat that leaves the best chance of being ahead once the
-    round is played out, over the same drawn worlds for every candidate (the first on a tie).
+    round is played out, over the same ``worlds`` drawn worlds for every candidate (the first
+    on a tie).
     ``play`` makes the seat's moves of a candidate in a world (by default: the candidate)."""
     me = view["seat"]
     sim = random.Random(rng.getrandbits(64))
     totals = [0.0] * len(candidates)
-    for _ in range(WORLDS):
+    for _ in range(worlds):
         world = sample_state(GAME, view, me, sim)
         plays = _rival_plays(world, me, sim)
         frozen = orjson.dumps(world)

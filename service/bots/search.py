@@ -46,6 +46,11 @@ Choices made along the way, and why:
 - **The heuristic bot is cheap enough to roll out**: where a rollout's profile showed one
   computation dominating (Halunken und Spelunken's collection scores, L'Isola dei Vulcani's
   distance walks), the bot remembers it, deciding as before.
+- **A heuristic bot may roll out lighter than it decides** (a ``for_rollouts()`` method
+  returning the bot that plays a rollout's seats): Halunken und Spelunken's looks ahead over 2
+  worlds instead of 16. With four players its look-aheads are nearly all of a full bot's
+  rollout, and level 3's time then holds one world a decision, too few to overturn a move.
+  The heuristic's move and the challengers still come from the full bot.
 - **Every seat of a rollout has a heuristic bot of its own**, a copy of the bot as it was
   before its first decision, and the challengers are asked of another: the seat's own bot
   only chooses the heuristic's move. A heuristic bot may remember things between decisions
@@ -197,6 +202,7 @@ def search(
     budget: Budget,
     rng: random.Random,
     fresh: Callable[[], Bot],
+    player: Callable[[], Bot] | None = None,
 ) -> tuple[Action, bool]:
     """The action of ``legal`` the search prefers for the seat of ``view``, and whether
     ``policy`` chose it (a forced move is nobody's choice).
@@ -204,9 +210,10 @@ def search(
     Only ``view`` and ``legal`` describe the match: hidden parts come from ``sample``, and all
     chance (samples, engine dice, the bots' choices) from ``rng``.
 
-    ``policy`` decides the heuristic's move and nothing else: the challengers and every seat
-    of every rollout are played by instances from ``fresh`` (the heuristic bot as it was
-    before its first decision). A heuristic bot may remember things between its
+    ``policy`` decides the heuristic's move and nothing else: the challengers are asked of an
+    instance from ``fresh`` (the heuristic bot as it was before its first decision) and every
+    seat of every rollout is played by one from ``player`` (by default ``fresh``; the bot's
+    lighter rollout copy when it has one). A heuristic bot may remember things between its
     decisions (Viaggio's plans a whole turn and plays it out step by step); sharing one
     instance among the seats of a rollout, or with the real seat, would hand one seat's plan
     to another.
@@ -219,12 +226,13 @@ def search(
     if len(moves) == 1:
         return moves[0], True
     differences: list[list[float]] = [[] for _ in moves[1:]]
+    seats = fresh if player is None else player
     for _ in range(budget.iterations // len(moves)):
         world = orjson.dumps(sample(game, view, seat, rng))
         chance, seed = rng.getrandbits(64).to_bytes(8, "big"), rng.getrandbits(64)
         try:
             rewards = [
-                _rollout(game, fresh, orjson.loads(world), seat, move, Rng(chance), random.Random(seed), stop_at)
+                _rollout(game, seats, orjson.loads(world), seat, move, Rng(chance), random.Random(seed), stop_at)
                 for move in moves
             ]
         except _OutOfTime:
@@ -337,12 +345,16 @@ class SearchBot:
         self.sample = sample
         self.policy = policy
         self.blank = copy.deepcopy(policy)
+        lighter = getattr(policy, "for_rollouts", None)
+        self.rollout_blank: Bot = self.blank if lighter is None else lighter()
         self.budget = budget if within_s is None else replace(budget, seconds=min(budget.seconds, within_s))
 
     def choose(self, view: View, legal: list[Action], rng: random.Random) -> Action:
         """The search's move; when it is not the heuristic's, the heuristic bot starts afresh,
         so that a plan it made for its own move is not played on after another."""
-        move, heuristics = search(self.game, self.sample, self.policy, view, legal, self.budget, rng, self._fresh)
+        move, heuristics = search(
+            self.game, self.sample, self.policy, view, legal, self.budget, rng, self._fresh, self._player
+        )
         if not heuristics:
             self.policy = self._fresh()
         return move
@@ -350,3 +362,7 @@ class SearchBot:
     def _fresh(self) -> Bot:
         """The heuristic bot as it was before its first decision."""
         return copy.deepcopy(self.blank)
+
+    def _player(self) -> Bot:
+        """A rollout seat's bot: the heuristic bot's rollout copy, fresh."""
+        return copy.deepcopy(self.rollout_blank)

@@ -5,11 +5,13 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, replace
+from typing import Any
 
 import pytest
 
+from service.bots import halunken_und_spelunken
 from service.bots.esploratore import EsploratoreBot
-from service.bots.halunken_und_spelunken import HalunkenBot
+from service.bots.halunken_und_spelunken import ROLLOUT_WORLDS, WORLDS, HalunkenBot
 from service.bots.isola_dei_vulcani import IsolaDeiVulcaniBot
 from service.bots.registry import SEARCH_BUDGETS, heuristic_bot, sampler_of
 from service.bots.search import (
@@ -205,6 +207,41 @@ def test_a_search_never_matches_a_standing_bid_so_two_searches_end_the_auction()
         moves = candidates(HalunkenBot(), view, legal, len(legal), random.Random(seed))
         assert moves, "the heuristic's move at least"
         assert all(a["type"] != "bid" or value(a["card"]) > floor for a in moves)
+
+
+def an_auction(players: int, seed: int) -> tuple[View, list[Action]]:
+    """A standard-game Halunken und Spelunken auction after the first round in which the seat
+    to act may bid: the view and legal actions there."""
+    game, rng, chooser = get_game("halunken-und-spelunken"), Rng(seed.to_bytes(8, "big")), random.Random(seed)
+    state = game.setup(players, game.resolve_options(players, {}), rng)
+    while to_act := game.to_act(state):
+        seat = to_act[0]
+        legal, view = game.legal_actions(state, seat), game.view(state, seat)
+        if view["phase"] == "auction" and view["round"] > 1 and len(legal) > 2:
+            return view, legal
+        state, _ = game.apply(state, seat, chooser.choice(legal), rng)
+    raise AssertionError("no auction with a choice")
+
+
+def test_halunken_und_spelunken_rolls_out_lighter_than_it_decides(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its seats' auction look-aheads were nearly all of a four-player rollout's time, so
+    rollouts look ahead over fewer worlds; the heuristic's move and the challengers do not."""
+    looked: list[tuple[str, int]] = []
+    real = halunken_und_spelunken._best_ahead
+
+    def recording(view: View, options: list[Action], rng: random.Random, worlds: int, *play: Any) -> Action:
+        looked.append((view["phase"], worlds))
+        return real(view, options, rng, worlds, *play)
+
+    monkeypatch.setattr(halunken_und_spelunken, "_best_ahead", recording)
+    view, legal = an_auction(4, seed=1)
+    asked = len(candidates(HalunkenBot(), view, legal, 2, random.Random(0)))
+    looked.clear()
+    budget = Budget(iterations=8, seconds=math.inf, candidates=2)
+    game_id = "halunken-und-spelunken"
+    SearchBot(get_game(game_id), sampler_of(game_id), HalunkenBot(), budget).choose(view, legal, random.Random(0))
+    assert looked[:asked] == [("auction", WORLDS)] * asked, "the heuristic's move and its challenger"
+    assert looked[asked:] and all(worlds == ROLLOUT_WORLDS for _, worlds in looked[asked:]), "the rollouts"
 
 
 def test_every_seat_of_a_rollout_has_a_heuristic_bot_of_its_own() -> None:
