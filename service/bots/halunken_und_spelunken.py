@@ -94,7 +94,7 @@ ROLLOUT_WORLDS = 2
 (:meth:`HalunkenBot.for_rollouts`). At three and four players a rollout is mostly the seats'
 auction look-aheads: with 16 worlds one cost about 60 ms at four players, so level 3 played
 one world a decision in its 0.1 s and never had the 4 it needs to overturn a move; with 2 it
-plays about six, and its level 3 beats level 2 there (docs/levels.md)."""
+plays about five, and its level 3 beats level 2 there (docs/levels.md)."""
 
 SPREAD = 8.0
 """How far (in points) a rival's score may still move per remaining round, as one standard
@@ -474,8 +474,8 @@ def _best_ahead(
 ) -> Action:
     """The candidate of ``view``'s seat that leaves the best chance of being ahead once the
     round is played out, over the same ``worlds`` drawn worlds for every candidate (the first
-    on a tie).
-    ``play`` makes the seat's moves of a candidate in a world (by default: the candidate)."""
+    on a tie). ``play`` makes the seat's moves of a candidate in a world (by default: the
+    candidate)."""
     me = view["seat"]
     sim = random.Random(rng.getrandbits(64))
     totals = [0.0] * len(candidates)
