@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -182,19 +183,32 @@ def value(card: str) -> int:
     return int(card.rsplit("-", 1)[1])
 
 
-def a_standing_bid(seed: int) -> tuple[View, list[Action]]:
-    """A two-player Halunken und Spelunken auction in which the seat to act could match the
-    standing bid: the view and legal actions there."""
+Wanted = Callable[[View, list[Action]], bool]
+"""Whether a decision (view, legal actions) is the one a test looks for."""
+
+
+def a_halunken_decision(players: int, seed: int, wanted: Wanted) -> tuple[View, list[Action]]:
+    """The view and legal actions of the first decision of a seeded random Halunken und
+    Spelunken match that is ``wanted``."""
     game, rng, chooser = get_game("halunken-und-spelunken"), Rng(seed.to_bytes(8, "big")), random.Random(seed)
-    state = game.setup(2, game.resolve_options(2, {}), rng)
+    state = game.setup(players, game.resolve_options(players, {}), rng)
     while to_act := game.to_act(state):
         seat = to_act[0]
         legal, view = game.legal_actions(state, seat), game.view(state, seat)
-        high = view["auction"]["high_card"] if view["phase"] == "auction" else None
-        if high is not None and any(a["type"] == "bid" and value(a["card"]) == value(high) for a in legal):
+        if wanted(view, legal):
             return view, legal
         state, _ = game.apply(state, seat, chooser.choice(legal), rng)
-    raise AssertionError("no standing bid to match")
+    raise AssertionError("no such decision")
+
+
+def a_standing_bid(seed: int) -> tuple[View, list[Action]]:
+    """A two-player auction in which the seat to act could match the standing bid."""
+
+    def could_match(view: View, legal: list[Action]) -> bool:
+        high = view["auction"]["high_card"] if view["phase"] == "auction" else None
+        return high is not None and any(a["type"] == "bid" and value(a["card"]) == value(high) for a in legal)
+
+    return a_halunken_decision(2, seed, could_match)
 
 
 def test_a_search_never_matches_a_standing_bid_so_two_searches_end_the_auction() -> None:
@@ -210,17 +224,10 @@ def test_a_search_never_matches_a_standing_bid_so_two_searches_end_the_auction()
 
 
 def an_auction(players: int, seed: int) -> tuple[View, list[Action]]:
-    """A standard-game Halunken und Spelunken auction after the first round in which the seat
-    to act may bid: the view and legal actions there."""
-    game, rng, chooser = get_game("halunken-und-spelunken"), Rng(seed.to_bytes(8, "big")), random.Random(seed)
-    state = game.setup(players, game.resolve_options(players, {}), rng)
-    while to_act := game.to_act(state):
-        seat = to_act[0]
-        legal, view = game.legal_actions(state, seat), game.view(state, seat)
-        if view["phase"] == "auction" and view["round"] > 1 and len(legal) > 2:
-            return view, legal
-        state, _ = game.apply(state, seat, chooser.choice(legal), rng)
-    raise AssertionError("no auction with a choice")
+    """A standard-game auction after the first round in which the seat to act may bid."""
+    return a_halunken_decision(
+        players, seed, lambda view, legal: view["phase"] == "auction" and view["round"] > 1 and len(legal) > 2
+    )
 
 
 def test_halunken_und_spelunken_rolls_out_lighter_than_it_decides(monkeypatch: pytest.MonkeyPatch) -> None:
