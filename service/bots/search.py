@@ -24,8 +24,9 @@ Choices made along the way, and why:
   (a ``ranked(view, legal)`` method, The Game's) names them; any other is asked again with its
   earlier picks withheld, and once it repeats itself or answers with a move outside the list
   the rest come in a seeded random order. A level fixes how many moves compete, and a bot
-  may allow fewer (a ``most_candidates(view)`` method, L'Isola dei Vulcani's: one challenger
-  among several rivals, where a second overturned good moves on its judge's bias). A bot that
+  may allow fewer (a ``most_candidates(view)`` method, L'Isola dei Vulcani's and
+  Esploratore's: one challenger among several rivals, where a second overturned good moves on
+  its judge's bias and level 4 lost to level 3). A bot that
   never plays some legal moves says so (a ``worth_trying(view, legal)`` method, Halunken und
   Spelunken's: no bid that only matches the standing one), and the search leaves them out
   too: two searches that each matched the other's bid would never end the auction.
@@ -37,8 +38,10 @@ Choices made along the way, and why:
   the start of the round after next (:data:`STAGES_AHEAD`; Esploratore's, whose rounds are
   long, at the start of the next round), scored by the bot's ``judge``
   (Halunken und Spelunken: the chance of finishing ahead that its auction look-ahead weighs;
-  Esploratore: the rank the match's scoring gives now; L'Isola dei Vulcani: the rank it
-  expects, :func:`expected_rank_reward`). That makes their rollouts 3-20 times
+  Esploratore: the rank it expects once each seat's last yield is carried through the rounds
+  left; L'Isola dei Vulcani: the rank it expects, :func:`expected_rank_reward`). A judge of
+  the rank now scores a move that widens a lead like one that does not, and one that sets up
+  yields for later below one that collects now. That makes their rollouts 3-20 times
   cheaper early in a match, so a level's time cap lets it play more worlds. In Halunken und
   Spelunken it measured as strong as whole-match rollouts (bench/README.md). The Game's
   rollouts run to the end of the match: cut short and scored by its heuristic judgement of a
@@ -48,9 +51,10 @@ Choices made along the way, and why:
   distance walks), the bot remembers it, deciding as before.
 - **A heuristic bot may roll out lighter than it decides** (a ``for_rollouts()`` method
   returning the bot that plays a rollout's seats): Halunken und Spelunken's looks ahead over 2
-  worlds instead of 16. With four players its look-aheads are nearly all of a full bot's
-  rollout, and level 3's time then holds one world a decision, too few to overturn a move.
-  The heuristic's move and the challengers still come from the full bot.
+  worlds instead of 16, Esploratore's weighs 2 unseen cards of each pile before a draw
+  instead of all. With four players those computations are nearly all of a full bot's
+  rollout, and level 3's time then holds one or two worlds a decision, too few to overturn a
+  move. The heuristic's move and the challengers still come from the full bot.
 - **Every seat of a rollout has a heuristic bot of its own**, a copy of the bot as it was
   before its first decision, and the challengers are asked of another: the seat's own bot
   only chooses the heuristic's move. A heuristic bot may remember things between decisions

@@ -95,11 +95,15 @@ def test_a_bot_that_repeats_itself_is_followed_by_the_rest_in_a_seeded_order() -
 
 
 @pytest.mark.parametrize(("players", "weighed"), [(2, 3), (3, 2), (4, 2)])
-def test_isola_dei_vulcani_weighs_one_challenger_among_several_rivals(
-    players: int, weighed: int, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("game_id", "heuristic"), [("isola-dei-vulcani", IsolaDeiVulcaniBot), ("esploratore", EsploratoreBot)]
+)
+def test_a_search_weighs_one_challenger_among_several_rivals(
+    game_id: str, heuristic: type, players: int, weighed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Level 4 (the heuristic's move and two challengers) lost to level 3 at three players by
-    its second challenger; among several rivals the search plays out one challenger only."""
+    """Level 4 (the heuristic's move and two challengers) lost to level 3 by its second
+    challenger with several rivals, in L'Isola dei Vulcani at three players and in Esploratore
+    at four; there the search plays out one challenger only."""
     played: set[str] = set()
 
     def rollout(game: object, fresh: object, state: State, seat: int, move: Action, *rest: object) -> float:
@@ -107,13 +111,12 @@ def test_isola_dei_vulcani_weighs_one_challenger_among_several_rivals(
         return 0.0
 
     monkeypatch.setattr("service.bots.search._rollout", rollout)
-    game_id = "isola-dei-vulcani"
     view, legal = a_choice(game_id, players, seed=3)
     budget = replace(SEARCH_BUDGETS["level4"], seconds=math.inf)
-    bot = SearchBot(get_game(game_id), sampler_of(game_id), IsolaDeiVulcaniBot(), budget)
+    bot = SearchBot(get_game(game_id), sampler_of(game_id), heuristic(), budget)
     bot.choose(view, legal, random.Random(0))
     assert len(played) == weighed
-    assert candidate_count(IsolaDeiVulcaniBot(), view, budget) == weighed
+    assert candidate_count(heuristic(), view, budget) == weighed
     assert candidate_count(HalunkenBot(), view, budget) == budget.candidates, "no limit of its own"
 
 
