@@ -56,13 +56,16 @@ there."""
 JUDGE_DRAWS = 32
 """Draws of the totals' moves over which a stopped rollout's expected rank is averaged."""
 
-_JUDGE_NOISE = [
-    [[_rng.gauss(0.0, 1.0) for _ in R.RESOURCES] for _ in range(GAME.max_players)]
-    for _rng in [random.Random(0)]
-    for _ in range(JUDGE_DRAWS)
-]
-"""The same draws for every judgement, so that two rollouts that end on the same totals are
-judged alike, and a judgement is reproducible."""
+
+def _judge_noise() -> list[list[list[float]]]:
+    """:data:`JUDGE_DRAWS` draws of a standard normal move per seat (as many as a match may
+    have) and resource type, from a fixed seed: the same draws for every judgement, so that two
+    rollouts that end on the same totals are judged alike, and a judgement is reproducible."""
+    rng = random.Random(0)
+    return [[[rng.gauss(0.0, 1.0) for _ in R.RESOURCES] for _ in range(GAME.max_players)] for _ in range(JUDGE_DRAWS)]
+
+
+_JUDGE_NOISE = _judge_noise()
 
 
 @dataclass
