@@ -51,6 +51,16 @@ class BridgeProcess:
         self.process.send_signal(signal.SIGINT)
 
 
+def ctrl_c_as_in_a_terminal() -> None:
+    """Run in a bridge's process before its command: SIGINT handled by default and not blocked,
+    as for a command a person starts in a terminal. A suite started in the background by a
+    script (``.ci/run &``) runs with SIGINT ignored, an ignored signal stays ignored across
+    ``exec``, and a Python started so installs no ``KeyboardInterrupt``: the tests' Ctrl-C did
+    nothing and the bridges never drained."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 @contextmanager
 def bridge(tmp_path: Path, name: str, key: str, command: list[str]) -> Iterator[BridgeProcess]:
     """Run ``command`` (a bridge) with the bot's key in ``REFEREE_BOT_KEY``; killed at the end
@@ -58,7 +68,12 @@ def bridge(tmp_path: Path, name: str, key: str, command: list[str]) -> Iterator[
     out, err = tmp_path / f"{name}.out", tmp_path / f"{name}.err"
     with out.open("wb") as stdout, err.open("wb") as stderr:
         process = subprocess.Popen(
-            command, env=clean_env(REFEREE_BOT_KEY=key), stdout=stdout, stderr=stderr, cwd=tmp_path
+            command,
+            env=clean_env(REFEREE_BOT_KEY=key),
+            stdout=stdout,
+            stderr=stderr,
+            cwd=tmp_path,
+            preexec_fn=ctrl_c_as_in_a_terminal,
         )
     running = BridgeProcess(process, out, err)
     try:

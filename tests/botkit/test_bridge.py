@@ -19,7 +19,17 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.botkit.bridges import GAME, BridgeProcess, bridge, challenge, connect_command, exited, moves, register
+from tests.botkit.bridges import (
+    GAME,
+    BridgeProcess,
+    bridge,
+    challenge,
+    connect_command,
+    ctrl_c_as_in_a_terminal,
+    exited,
+    moves,
+    register,
+)
 from tests.support.servers import BIN, Server, clean_env, free_port, running
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -201,7 +211,9 @@ def test_the_documented_python_bot_plays_its_matches(referee: Referee, tmp_path:
     python = [sys.executable, str(tmp_path / "first_legal_bot.py")]
     env = clean_env(REFEREE_BOT_KEY=bob, REFEREE_URL=url)
     with (tmp_path / "doc.out").open("wb") as out, (tmp_path / "doc.err").open("wb") as err:
-        process = subprocess.Popen(python, env=env, stdout=out, stderr=err, cwd=tmp_path)
+        process = subprocess.Popen(
+            python, env=env, stdout=out, stderr=err, cwd=tmp_path, preexec_fn=ctrl_c_as_in_a_terminal
+        )
     doc = BridgeProcess(process, tmp_path / "doc.out", tmp_path / "doc.err")
     try:
         doc.wait_for(lambda d: "connected" in d.said)
