@@ -32,7 +32,7 @@ import random
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from service.bots.search import round_stage
+from service.bots.search import rank_share, round_stage
 from service.engine import Action, State, View
 from service.games.esploratore import GAME
 from service.games.esploratore import rules as R
@@ -176,7 +176,7 @@ class EsploratoreBot:
             moved = [
                 [t + spread * z for t, z in zip(own, row, strict=True)] for own, row in zip(ahead, noise, strict=False)
             ]
-            rewards += _rank_reward({**state, "phase": "over", "totals": moved}, seat)
+            rewards += _rank_reward({**state, "totals": moved}, seat)
         return rewards / len(_JUDGE_NOISE)
 
     # -- entry point ----------------------------------------------------------------------
@@ -467,8 +467,7 @@ def state_vehicles(view: View) -> list[dict[str, Any]]:
 
 
 def _rank_reward(state: State, seat: int) -> float:
-    """``seat``'s ``(n - rank) / (n - 1)`` in the engine's outcome of ``state``'s totals."""
+    """``seat``'s :func:`rank_share` in the engine's outcome of ``state``'s totals."""
     outcome = GAME.outcome({**state, "phase": "over"})
     assert outcome is not None
-    ranks = outcome["ranks"]
-    return (len(ranks) - ranks[seat]) / max(1, len(ranks) - 1)
+    return rank_share(outcome["ranks"][seat], len(outcome["ranks"]))

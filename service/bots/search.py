@@ -300,8 +300,7 @@ def _rollout(
     assert outcome is not None, "rollouts end at the end of the match"
     if game.cooperative:
         return -statistics.fmean(outcome["scores"])
-    players = len(outcome["ranks"])
-    return (players - outcome["ranks"][seat]) / max(1, players - 1)
+    return rank_share(outcome["ranks"][seat], len(outcome["ranks"]))
 
 
 def round_stage(state: State) -> int:
@@ -310,12 +309,17 @@ def round_stage(state: State) -> int:
     return int(state["round"])
 
 
+def rank_share(rank: int, players: int) -> float:
+    """A seat's reward for finishing ``rank`` among ``players``: ``(n - rank) / (n - 1)``, 1 for
+    the winner and 0 for the last."""
+    return (players - rank) / max(1, players - 1)
+
+
 def rank_reward(keys: list[Any], seat: int) -> float:
-    """``seat``'s reward, ``(n - rank) / (n - 1)``, were the match to end with these ranking
-    keys (higher is better, equal keys share a rank): how a bot that can judge a position
-    scores a stopped rollout."""
-    rank = 1 + sum(1 for key in keys if key > keys[seat])
-    return (len(keys) - rank) / max(1, len(keys) - 1)
+    """``seat``'s :func:`rank_share` were the match to end with these ranking keys (higher is
+    better, equal keys share a rank): how a bot that can judge a position scores a stopped
+    rollout."""
+    return rank_share(1 + sum(1 for key in keys if key > keys[seat]), len(keys))
 
 
 def expected_rank_reward(totals: list[float], seat: int, spread: float) -> float:
