@@ -52,8 +52,9 @@ Choices made along the way, and why:
 - **A heuristic bot may roll out lighter than it decides** (a ``for_rollouts()`` method
   returning the bot that plays a rollout's seats): Halunken und Spelunken's looks ahead over 2
   worlds instead of 16, Esploratore's weighs 2 unseen cards of each pile before a draw
-  instead of all. With four players those computations are nearly all of a full bot's
-  rollout, and level 3's time then holds one or two worlds a decision, too few to overturn a
+  instead of all, The Game's searches its turn 4 cards wide instead of 10. Those computations
+  are nearly all of a full bot's rollout (Halunken und Spelunken's and Esploratore's with four
+  players), and level 3's time then holds one or two worlds a decision, too few to overturn a
   move. The heuristic's move and the challengers still come from the full bot.
 - **Every seat of a rollout has a heuristic bot of its own**, a copy of the bot as it was
   before its first decision, and the challengers are asked of another: the seat's own bot

@@ -274,6 +274,26 @@ def test_every_seat_of_a_rollout_has_a_heuristic_bot_of_its_own() -> None:
     assert all(len(seats) == 1 for seats in seats_of.values())
 
 
+def test_the_games_rollouts_play_a_narrower_turn_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Game's rollout seats try fewer cards at each step of their turn search than the
+    bot that decides, and the search plays its rollouts with them."""
+    tried: list[int] = []
+    real = TheGameBot.child
+
+    def counting(self: TheGameBot, *args: Any) -> Any:
+        tried.append(1)
+        return real(self, *args)
+
+    monkeypatch.setattr(TheGameBot, "child", counting)
+    view, legal = a_choice("the-game", 2, seed=2)
+    TheGameBot().choose(view, legal, random.Random(0))
+    full, tried[:] = len(tried), []
+    TheGameBot().for_rollouts().choose(view, legal, random.Random(0))
+    assert 0 < len(tried) < full
+    search = SearchBot(get_game("the-game"), sampler_of("the-game"), TheGameBot(), SEARCH_BUDGETS["level3"])
+    assert search.rollout_blank == TheGameBot().for_rollouts() != TheGameBot() == search.blank
+
+
 def test_the_seats_own_heuristic_bot_keeps_the_plan_of_its_move() -> None:
     """Viaggio's bot plans its whole turn at the start and plays the plan out: rollouts run
     between two steps of the plan must not change it."""
