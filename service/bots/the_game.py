@@ -33,9 +33,10 @@ GONE = -1  # the count of homes of a number that is laid (or no card)
 ROLLOUT_WIDTHS = (4, 2)
 """The turn search's widths when the bot plays the seats of a search's rollout
 (:meth:`TheGameBot.for_rollouts`): a rollout is mostly those turn searches, and with the widths
-it decides with, (10, 4), a two-player rollout from the match's start cost about 0.3 s, so level
-3 rarely had the 4 worlds it needs in its 0.1 s to overturn a move and played level 2's. With
-(4, 2) a match of heuristic bots costs less than half as much and leaves about as many cards."""
+it decides with, (10, 4), a two-player rollout from the match's start cost 80 ms on a quiet
+core, so level 3 rarely had the 4 worlds it needs in its 0.1 s to overturn a move and played
+level 2's. With (4, 2) a match of heuristic bots costs less than half as much and leaves about
+as many cards (docs/the-game.md)."""
 
 
 @dataclass(frozen=True)
