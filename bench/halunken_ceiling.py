@@ -33,7 +33,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -44,8 +44,9 @@ from service.bots.halunken_und_spelunken import ROLLOUT_WORLDS, HalunkenBot
 from service.bots.random_bot import RandomBot
 from service.bots.registry import SEARCH_BUDGETS, heuristic_bot, sampler_of
 from service.bots.search import Budget, SearchBot, seat_of
-from service.engine import Action, Game, Rng, State, View
+from service.engine import Action, Game, State, View
 from service.games import get_game
+from tests.support.playout import play_out
 
 GAME_ID = "halunken-und-spelunken"
 BUDGET = Budget(SEARCH_BUDGETS["level5"].iterations, math.inf, SEARCH_BUDGETS["level5"].candidates)
@@ -68,10 +69,20 @@ class RandomRivals(HalunkenBot):
 
 
 class TrueState:
-    """The peeking search's sampler: the match's true state, however the view reads."""
+    """The peeking search's sampler: the state of the match being played. The match loop is
+    handed this in place of the game, so every view it draws for a decision records the state
+    it came from; the search itself plays on the game."""
 
-    def __init__(self) -> None:
+    def __init__(self, game: Game[Any]) -> None:
+        self.game = game
         self.state: State = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.game, name)
+
+    def view(self, state: State, seat: int) -> View:
+        self.state = state
+        return self.game.view(state, seat)
 
     def __call__(self, game: Game[Any], view: View, seat: int, rng: random.Random) -> State:
         return copy.deepcopy(self.state)
@@ -88,24 +99,15 @@ def contender(name: str, game: Game[Any], seat: int, truth: TrueState) -> Bot:
 
 
 def play(name: str, players: int, seed: int) -> dict[str, Any]:
-    """One match as ``bot_duel.play`` seats it: the contender at the seat where
-    ``(seat + seed) % players == 0``, random bots elsewhere, the same chance and choices."""
+    """One match as ``bot_duel.play`` seats it (and ``play_out`` plays it): the contender at the
+    seat where ``(seat + seed) % players == 0``, random bots elsewhere."""
     game = get_game(GAME_ID)
     assert game is not None
     started = time.perf_counter()
     mine = -seed % players
-    truth = TrueState()
+    truth = TrueState(game)
     bots = [contender(name, game, s, truth) if s == mine else RandomBot() for s in range(players)]
-    rng = Rng(seed.to_bytes(32, "big"))
-    chooser = random.Random(seed)
-    state = game.setup(players, game.resolve_options(players, {}), rng)
-    while to_act := game.to_act(state):
-        seat = to_act[0]
-        truth.state = state
-        action = bots[seat].choose(game.view(state, seat), game.legal_actions(state, seat), chooser)
-        state, _ = game.apply(state, seat, action, rng)
-    outcome = game.outcome(state)
-    assert outcome is not None
+    outcome = play_out(cast(Game[Any], truth), bots, seed).outcome  # it stands in for the game
     return {"won": mine in outcome["winners"], "seconds": time.perf_counter() - started}
 
 
