@@ -62,6 +62,11 @@ Choices made along the way, and why:
   (Viaggio's plans its turn and plays it out step by step); one instance shared among seats
   and worlds played a sampled seat's plan in the real match, and level 3 lost every
   two-player match of Viaggio to level 2.
+- **A move is rolled out with the plan it was chosen with** (a :class:`Planning` bot's, each
+  move a :class:`Candidate`): the seat's bot in the rollout plays the plan on, and the seat's
+  own bot takes it up when the search plays the move. A bot that had not made the plan ends a
+  move it did not start at the first space it can, nearly never where the plan goes, so
+  without it a rollout judged a move the heuristic would not have played.
 - **Rewards** come from the outcome: ``(n - rank) / (n - 1)`` for a competitive game (1 for
   the winner, 0 for the last); in a cooperative game (The Game) minus the score, the cards left.
   A judged rollout's reward is on the same scale (:func:`rank_reward`).
@@ -84,7 +89,7 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import orjson
 
@@ -124,6 +129,29 @@ class Judging(Protocol):
     def judge(self, state: State, seat: int) -> float: ...
 
 
+@runtime_checkable
+class Planning(Protocol):
+    """A heuristic bot that decides several of its decisions at once and plays them out one by
+    one (Viaggio's plans a whole move at the start of its turn): ``plan`` holds the decisions
+    still to come."""
+
+    plan: list[Action]
+
+
+class Candidate(NamedTuple):
+    """A move the search compares, with the rest of the plan the bot that chose it made
+    (:class:`Planning`; empty for any other bot): a rollout plays the move on as that bot
+    would, and so does the seat when the search picks it."""
+
+    move: Action
+    plan: list[Action]
+
+
+def plan_of(bot: Bot) -> list[Action]:
+    """What ``bot`` has planned to play next: a copy of a :class:`Planning` bot's plan."""
+    return list(bot.plan) if isinstance(bot, Planning) else []
+
+
 @dataclass(frozen=True)
 class Budget:
     """How long one decision may search: at most ``iterations`` rollouts, never past
@@ -159,14 +187,14 @@ def candidates(
     rng: random.Random,
     stop_at: float = math.inf,
     asker: Bot | None = None,
-) -> list[Action]:
+) -> list[Candidate]:
     """The heuristic's move first, then up to ``count - 1`` challengers among the moves it
     would ever play, best first by the heuristic's own judgement as far as it gives one (see
     the module docstring); only the heuristic's move once the clock passes ``stop_at`` (no
     time is left to try another). ``policy`` chooses the heuristic's move; the challengers are
     asked of ``asker`` (by default ``policy`` too), so that a bot that remembers its plan keeps
-    the plan of its own move."""
-    first = policy.choose(view, legal, rng)
+    the plan of its own move. Each move comes with the plan its bot made with it."""
+    first = Candidate(policy.choose(view, legal, rng), plan_of(policy))
     policy = policy if asker is None else asker
     if time.monotonic() >= stop_at:
         return [first]
@@ -175,18 +203,17 @@ def candidates(
         legal = worth_trying(view, legal)
     ranked = getattr(policy, "ranked", None)
     if ranked is not None:
-        order: list[Action] = [first, *(a for a in ranked(view, legal) if a != first)]
-        return order[:count]
+        return [first, *(Candidate(a, []) for a in ranked(view, legal) if a != first.move)][:count]
     order = [first]
-    rest = [a for a in legal if a != first]
+    rest = [a for a in legal if a != first.move]
     while rest and len(order) < count and time.monotonic() < stop_at:
         pick = policy.choose(view, rest, rng)
         if pick not in rest:
             break
-        order.append(pick)
+        order.append(Candidate(pick, plan_of(policy)))
         rest.remove(pick)
     rng.shuffle(rest)
-    return [*order, *rest][:count]
+    return [*order, *(Candidate(a, []) for a in rest)][:count]
 
 
 def candidate_count(policy: Bot, view: View, budget: Budget) -> int:
@@ -208,9 +235,9 @@ def search(
     rng: random.Random,
     fresh: Callable[[], Bot],
     player: Callable[[], Bot] | None = None,
-) -> tuple[Action, bool]:
-    """The action of ``legal`` the search prefers for the seat of ``view``, and whether
-    ``policy`` chose it (a forced move is nobody's choice).
+) -> tuple[Candidate, bool]:
+    """The action of ``legal`` the search prefers for the seat of ``view`` (with its plan), and
+    whether ``policy`` chose it (a forced move is nobody's choice).
 
     Only ``view`` and ``legal`` describe the match: hidden parts come from ``sample``, and all
     chance (samples, engine dice, the bots' choices) from ``rng``.
@@ -224,7 +251,7 @@ def search(
     to another.
     """
     if len(legal) == 1:
-        return legal[0], False
+        return Candidate(legal[0], []), False
     seat = seat_of(view)
     stop_at = time.monotonic() + budget.seconds
     moves = candidates(policy, view, legal, candidate_count(policy, view, budget), rng, stop_at, fresh())
@@ -237,8 +264,8 @@ def search(
         chance, seed = rng.getrandbits(64).to_bytes(8, "big"), rng.getrandbits(64)
         try:
             rewards = [
-                _rollout(game, seats, orjson.loads(world), seat, move, Rng(chance), random.Random(seed), stop_at)
-                for move in moves
+                _rollout(game, seats, orjson.loads(world), seat, move, Rng(chance), random.Random(seed), stop_at, plan)
+                for move, plan in moves
             ]
         except _OutOfTime:
             break
@@ -273,10 +300,14 @@ def _rollout(
     chance: Rng,
     chooser: random.Random,
     stop_at: float,
+    plan: list[Action] | None = None,
 ) -> float:
     """``seat``'s reward after playing ``move`` on ``state`` and the heuristic for every
-    seat to the end of the match, each seat played by its own bot from ``fresh``."""
+    seat to the end of the match, each seat played by its own bot from ``fresh``; ``seat``'s
+    goes on with ``plan``, the rest of the plan ``move`` was chosen with (:class:`Planning`)."""
     own = fresh()
+    if plan and isinstance(own, Planning):
+        own.plan = list(plan)
     bots = {seat: own}
     judging = own if isinstance(own, Judging) else None
     horizon = math.inf if judging is None else judging.stage(state) + getattr(judging, "stages_ahead", STAGES_AHEAD)
@@ -359,14 +390,17 @@ class SearchBot:
         self.budget = budget if within_s is None else replace(budget, seconds=min(budget.seconds, within_s))
 
     def choose(self, view: View, legal: list[Action], rng: random.Random) -> Action:
-        """The search's move; when it is not the heuristic's, the heuristic bot starts afresh,
-        so that a plan it made for its own move is not played on after another."""
-        move, heuristics = search(
+        """The search's move; when it is not the heuristic's, the heuristic bot starts afresh
+        with the plan the move was chosen with, so that a plan it made for its own move is not
+        played on after another."""
+        chosen, heuristics = search(
             self.game, self.sample, self.policy, view, legal, self.budget, rng, self._fresh, self._player
         )
         if not heuristics:
             self.policy = self._fresh()
-        return move
+            if isinstance(self.policy, Planning):
+                self.policy.plan = list(chosen.plan)
+        return chosen.move
 
     def _fresh(self) -> Bot:
         """The heuristic bot as it was before its first decision."""

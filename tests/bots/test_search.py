@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from service.bots import halunken_und_spelunken
+from service.bots import halunken_und_spelunken, search
 from service.bots.esploratore import EsploratoreBot
 from service.bots.halunken_und_spelunken import ROLLOUT_WORLDS, WORLDS, HalunkenBot
 from service.bots.isola_dei_vulcani import IsolaDeiVulcaniBot
@@ -67,7 +67,7 @@ def test_a_challenger_overturns_the_heuristics_move_only_on_evidence() -> None:
 def test_the_challengers_are_the_heuristics_next_choices() -> None:
     view, legal = a_choice("the-game", 2, seed=2)
     bot = TheGameBot()
-    moves = candidates(bot, view, legal, 3, random.Random(0))
+    moves = [c.move for c in candidates(bot, view, legal, 3, random.Random(0))]
     assert moves[0] == bot.choose(view, legal, random.Random(0))
     assert moves[1:] == [a for a in bot.ranked(view, legal) if a != moves[0]][:2]
 
@@ -78,7 +78,7 @@ def test_a_bot_that_cannot_rank_is_asked_again_with_its_picks_withheld() -> None
             return min(legal, key=lambda a: (a["type"], a.get("card", 0), a.get("pile", 0)))
 
     view, legal = a_choice("the-game", 2, seed=2)
-    moves = candidates(Smallest(), view, legal, 3, random.Random(0))
+    moves = [c.move for c in candidates(Smallest(), view, legal, 3, random.Random(0))]
     assert moves == sorted(legal, key=lambda a: (a["type"], a.get("card", 0), a.get("pile", 0)))[:3]
 
 
@@ -89,9 +89,9 @@ def test_a_bot_that_repeats_itself_is_followed_by_the_rest_in_a_seeded_order() -
         def choose(self, view: View, legal_now: list[Action], rng: random.Random) -> Action:
             return legal[-1]
 
-    moves = candidates(Stubborn(), view, legal, len(legal) + 1, random.Random(0))
+    moves = [c.move for c in candidates(Stubborn(), view, legal, len(legal) + 1, random.Random(0))]
     assert moves[0] == legal[-1] and sorted(map(str, moves)) == sorted(map(str, legal))
-    assert moves == candidates(Stubborn(), view, legal, len(legal) + 1, random.Random(0))
+    assert moves == [c.move for c in candidates(Stubborn(), view, legal, len(legal) + 1, random.Random(0))]
 
 
 @pytest.mark.parametrize(("players", "weighed"), [(2, 3), (3, 2), (4, 2)])
@@ -221,7 +221,7 @@ def test_a_search_never_matches_a_standing_bid_so_two_searches_end_the_auction()
     for seed in range(3):
         view, legal = a_standing_bid(seed)
         floor = value(view["auction"]["high_card"])
-        moves = candidates(HalunkenBot(), view, legal, len(legal), random.Random(seed))
+        moves = [c.move for c in candidates(HalunkenBot(), view, legal, len(legal), random.Random(seed))]
         assert moves, "the heuristic's move at least"
         assert all(a["type"] != "bid" or value(a["card"]) > floor for a in moves)
 
@@ -294,11 +294,11 @@ def test_the_games_rollouts_play_a_narrower_turn_search(monkeypatch: pytest.Monk
     assert search.rollout_blank == TheGameBot().for_rollouts() != TheGameBot() == search.blank
 
 
-def test_the_seats_own_heuristic_bot_keeps_the_plan_of_its_move() -> None:
-    """Viaggio's bot plans its whole turn at the start and plays the plan out: rollouts run
-    between two steps of the plan must not change it."""
-    game_id = "viaggio-al-centro-della-terra"
-    game, rng = get_game(game_id), Rng(bytes(8))
+def a_planned_move() -> tuple[State, View, list[Action], Action, list[Action]]:
+    """The first decision of a seeded Viaggio match at which the heuristic bot starts a move
+    (it chooses an explorer and plans the steps): the state, the seat's view, the legal
+    actions, the bot's move and its plan."""
+    game, rng = get_game("viaggio-al-centro-della-terra"), Rng(bytes(8))
     state = game.setup(2, game.resolve_options(2, {}), rng)
     while True:
         seat = game.to_act(state)[0]
@@ -306,9 +306,56 @@ def test_the_seats_own_heuristic_bot_keeps_the_plan_of_its_move() -> None:
         plain = ViaggioBot()
         move = plain.choose(view, legal, random.Random(0))
         if plain.plan:
-            break
+            return state, view, legal, move, plain.plan
         state, _ = game.apply(state, seat, move, rng)
+
+
+def test_a_rollout_plays_a_planned_move_on_as_its_plan_says() -> None:
+    """The move that starts a planned turn (choosing an explorer) is worth what the plan makes
+    of it: the seat's bot in the rollout plays that plan, where a bot that had not made it
+    would end the move at the first space it could."""
+    state, view, legal, move, plan = a_planned_move()
+    assert candidates(ViaggioBot(), view, legal, 2, random.Random(0))[0] == (move, plan)
+    seat = view["seat"]
+    played: list[Action] = []
+
+    @dataclass
+    class Recording(ViaggioBot):
+        def choose(self, view: View, legal: list[Action], rng: random.Random) -> Action:
+            action = super().choose(view, legal, rng)
+            if view["seat"] == seat:
+                played.append(action)
+            return action
+
+    game = get_game("viaggio-al-centro-della-terra")
+    _rollout(game, Recording, state, seat, move, Rng(bytes(8)), random.Random(0), math.inf, plan)
+    assert played[: len(plan)] == plan
+
+
+def test_a_seat_whose_move_was_overturned_plays_on_the_plan_of_the_move_played(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """When a challenger that starts a planned turn replaces the heuristic's move, the seat's
+    bot takes up the challenger's plan for the decisions that follow."""
+    monkeypatch.setattr(search, "overturning", lambda differences: 0)  # the first challenger wins
+    _, view, legal, move, _ = a_planned_move()
+    withheld = [a for a in legal if a != move]
+    challenger = ViaggioBot()
+    assert challenger.choose(view, withheld, random.Random(0))["type"] == "choose" and challenger.plan
+    game_id = "viaggio-al-centro-della-terra"
+    budget = Budget(iterations=8, seconds=math.inf, candidates=2)
+    bot = SearchBot(get_game(game_id), sampler_of(game_id), ViaggioBot(), budget)
+    assert bot.choose(view, legal, random.Random(0)) == challenger.choose(view, withheld, random.Random(0))
+    assert bot.policy.plan == challenger.plan
+
+
+def test_the_seats_own_heuristic_bot_keeps_the_plan_of_its_move() -> None:
+    """Viaggio's bot plans its whole turn at the start and plays the plan out: rollouts run
+    between two steps of the plan must not change it."""
+    game_id = "viaggio-al-centro-della-terra"
+    game = get_game(game_id)
+    _, view, legal, move, plan = a_planned_move()
     budget = Budget(iterations=2 * (MIN_WORLDS - 1), seconds=math.inf, candidates=2)  # rollouts, no overturn
     bot = SearchBot(game, sampler_of(game_id), ViaggioBot(), budget)
     assert bot.choose(view, legal, random.Random(0)) == move
-    assert bot.policy.plan == plain.plan
+    assert bot.policy.plan == plan
