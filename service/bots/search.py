@@ -34,14 +34,15 @@ Choices made along the way, and why:
   say little about a move's worth (searches with them lost to level 2 in every game
   measured). A heuristic decision costs about a millisecond, a whole match of them 20-400 ms
   of CPU, so a rollout stops early where the heuristic bot can judge a position (a
-  :class:`Judging` bot: Esploratore's, Halunken und Spelunken's, L'Isola dei Vulcani's): at
-  the start of the round after next (:data:`STAGES_AHEAD`; Esploratore's, whose rounds are
-  long, at the start of the next round), scored by the bot's ``judge``
+  :class:`Judging` bot: Esploratore's, Halunken und Spelunken's, L'Isola dei Vulcani's,
+  Viaggio's): at the start of the round after next (:data:`STAGES_AHEAD`; Esploratore's,
+  whose rounds are long, at the start of the next round; Viaggio's, which has no rounds, six
+  rows of the journey on), scored by the bot's ``judge``
   (Halunken und Spelunken: the chance of finishing ahead that its auction look-ahead weighs;
   Esploratore: the rank it expects once each seat's last yield is carried through the rounds
-  left; L'Isola dei Vulcani: the rank it expects, :func:`expected_rank_reward`). A judge of
-  the rank now scores a move that widens a lead like one that does not, and one that sets up
-  yields for later below one that collects now. That makes their rollouts 3-20 times
+  left; L'Isola dei Vulcani and Viaggio: the rank it expects, :func:`expected_rank_reward`).
+  A judge of the rank now scores a move that widens a lead like one that does not, and one
+  that sets up yields for later below one that collects now. That makes their rollouts 3-20 times
   cheaper early in a match, so a level's time cap lets it play more worlds. In Halunken und
   Spelunken it measured as strong as whole-match rollouts (bench/README.md). The Game's
   rollouts run to the end of the match: cut short and scored by its heuristic judgement of a

@@ -10,17 +10,35 @@ before finishing). Every other decision is a one-step rule: discover with the ch
 payment, take the lamp, keep the fossils worth most to its own collection, accept every sea
 adventure it can pay, protect itself from the ball lightning, and save fossils with equipment
 or kept events whenever it may. It never reads the full state.
+
+For a search's rollouts (:mod:`service.bots.search`) it judges a position: the journey's
+progress (rows gone down, then columns crossed) counts the stages, and a seat's chance of
+finishing ahead of each rival comes from the standings, its score with its hand on the bot's
+own scale and the water check to come.
 """
 
 from __future__ import annotations
 
 import heapq
+import math
 import random
 from dataclasses import dataclass, field
 
-from service.engine import Action, View
+from service.bots.search import expected_rank_reward
+from service.engine import Action, State, View
+from service.games.viaggio import GAME
 from service.games.viaggio.board import BLOCKING, Board
-from service.games.viaggio.data import BISCUIT, BOARDS, BONUSES, COLOURS, EQUIP, MAX_CARDS, PER_TOKEN, fossil_points
+from service.games.viaggio.data import (
+    BISCUIT,
+    BOARDS,
+    BONUSES,
+    COLOURS,
+    EQUIP,
+    LIQUID,
+    MAX_CARDS,
+    PER_TOKEN,
+    fossil_points,
+)
 
 # What the bot thinks things are worth, in points.
 FOSSIL = 2.6  # one more fossil card, on average
@@ -31,6 +49,58 @@ EQUIPMENT_CARD = {"rope": 0.8, "pickaxe": 0.8, "compass": 0.6, "biscuits": 0.9, 
 LAMP = 1.6  # two more fossils to look at, two of them returned
 DRAW = 1.6  # a turn spent drawing three cards
 WATER_NEEDED, WATER_SPARE = 2.2, 0.8  # a token that keeps three fossils, or one that only scores
+
+
+DESCENT = 3 * (BOARDS[1].max_depth + 2)
+"""Rows the three explorers go down from the crater to the arrival, together."""
+FULL_JOURNEY = DESCENT + BOARDS[2].max_depth + 2
+"""The descent and the raft's columns across the sea: :func:`progress` at the end."""
+
+SPREAD = 12.0
+"""How far (in points) a rival's final score may still move from its standing, as one standard
+deviation of a normal law, from the start of the journey; it shrinks with the square root of
+the journey left. Final scores of two heuristic bots run 40-60 points."""
+
+FOSSIL_LOSS = 2.0
+"""Points a fossil that the seat's water will not cover at the end of the descent is expected
+to cost (the water check takes the fossils worth least)."""
+
+
+def _advance(board: Board, cell: str | None) -> int:
+    """Rows (columns at sea) a piece on ``cell`` has come from its start."""
+    if cell in (None, "start", "raft"):
+        return 0
+    return board.max_depth + 2 if cell == "end" else board.depth(cell) + 1
+
+
+def progress(state: State) -> int:
+    """How far the journey has come: the rows the explorers went down, then the raft's
+    columns. Every move goes deeper or nearer the far shore, so it grows with every move and
+    stands still while players draw: a search's rollout counts its stages in it."""
+    if state["phase"] == 1:
+        return sum(_advance(BOARDS[1], cell) for cell in state["explorers"].values())
+    if state["phase"] == 2:
+        return DESCENT + _advance(BOARDS[2], state["raft"])
+    return FULL_JOURNEY
+
+
+def standing(state: State, seat: int) -> float:
+    """``seat``'s score as it stands, and what its hand is worth on the bot's own scale, less
+    what the water check at the end of the descent would take; a fossil card more breaks a
+    tie, as at the end. Once the match is over, the score alone."""
+    scored = GAME.score_detail(state, seat)
+    total = scored["total"] + 0.001 * scored["fossil_cards"]
+    if state["over"]:
+        return total
+    hand = state["hands"][seat]
+    total += EXPLORER_CARD * sum(hand["explorer"].values())
+    total += sum(EQUIPMENT_CARD[t] * n for t, n in hand["equipment"].items())
+    if state["phase"] == 1 or any(task["kind"] == "water_check" for task in state["tasks"]):
+        count, water = scored["fossil_cards"], state["water"][seat]
+        total -= min(water, -(-count // PER_TOKEN))  # the tokens it spends score nothing
+        cover = PER_TOKEN * (water + 2 * state["kept"][seat].count(LIQUID))
+        total -= FOSSIL_LOSS * max(0, count - cover)
+    return total
 
 
 @dataclass(frozen=True)
@@ -129,6 +199,23 @@ class ViaggioBot:
     """Plans a move at the start of its turn and keeps the plan until it is played out."""
 
     plan: list[Action] = field(default_factory=list)
+
+    stages_ahead = 6
+    """A search's rollout stops once the journey has come this many rows further (about two
+    moves), and :meth:`judge` scores it: a rollout to the end of the match costs about 50 ms,
+    and level 3 had time for one or two a decision."""
+
+    @staticmethod
+    def stage(state: State) -> int:
+        return progress(state)
+
+    @staticmethod
+    def judge(state: State, seat: int) -> float:
+        """``seat``'s rank reward expected from the standings (:func:`standing`), the gaps
+        still moving by :data:`SPREAD` over the journey left: a stopped rollout's reward."""
+        totals = [standing(state, s) for s in range(state["players"])]
+        left = (FULL_JOURNEY - progress(state)) / FULL_JOURNEY
+        return expected_rank_reward(totals, seat, SPREAD * math.sqrt(left))
 
     def choose(self, view: View, legal: list[Action], rng: random.Random) -> Action:
         if len(legal) == 1:

@@ -30,7 +30,7 @@ from service.bots.search import (
     rank_reward,
 )
 from service.bots.the_game import TheGameBot
-from service.bots.viaggio import ViaggioBot
+from service.bots.viaggio import ViaggioBot, progress
 from service.engine import Action, Rng, State, View
 from service.games import get_game
 from tests.support.playout import play_out
@@ -146,7 +146,9 @@ def test_a_lead_is_kept_by_the_normal_law_of_what_may_still_move() -> None:
     )
 
 
-@pytest.mark.parametrize("game_id", ["esploratore", "halunken-und-spelunken", "isola-dei-vulcani"])
+@pytest.mark.parametrize(
+    "game_id", ["esploratore", "halunken-und-spelunken", "isola-dei-vulcani", "viaggio-al-centro-della-terra"]
+)
 def test_a_judge_agrees_with_the_outcome_at_the_end_of_a_match(game_id: str) -> None:
     game, bot = get_game(game_id), heuristic_bot(game_id)
     assert isinstance(bot, Judging)
@@ -179,6 +181,30 @@ def test_a_rollout_stops_rounds_ahead_where_the_heuristic_judges_positions(
     move = game.legal_actions(state, seat)[0]
     assert _rollout(game, Judged, state, seat, move, Rng(bytes(8)), random.Random(0), math.inf) == 0.25
     assert max(seen) == start + ahead - 1, "no decision once the round the bot judges at starts"
+
+
+def test_a_viaggio_rollout_stops_once_the_journey_has_come_its_rows_further() -> None:
+    """Viaggio has no rounds: its bot counts a rollout's stages in rows the explorers went down
+    (a draw moves nobody), so a rollout from the start stops a few moves in, not at the end."""
+    game, rng = get_game("viaggio-al-centro-della-terra"), Rng(bytes(8))
+    state = game.setup(2, game.resolve_options(2, {}), rng)
+    seen: list[int] = []
+
+    @dataclass
+    class Judged(ViaggioBot):
+        def choose(self, view: View, legal: list[Action], rng: random.Random) -> Action:
+            seen.append(sum(1 for cell in view["explorers"].values() if cell != "start"))
+            return super().choose(view, legal, rng)
+
+        @staticmethod
+        def judge(state: State, seat: int) -> float:
+            return 0.25
+
+    seat = game.to_act(state)[0]
+    move = game.legal_actions(state, seat)[0]
+    assert progress(state) == 0
+    assert _rollout(game, Judged, state, seat, move, Rng(bytes(8)), random.Random(0), math.inf) == 0.25
+    assert 0 < len(seen) < 100 and max(seen) >= 1, "a few moves, then the judge"
 
 
 def value(card: str) -> int:
