@@ -39,7 +39,7 @@ SEARCH_BUDGETS: dict[str, Budget] = {
 }
 """The search levels' budgets per decision: rollouts and the moves they compare (the heuristic's
 and its next choices). The rollouts rule wherever they fit in the time; on the test machine
-that is only near the end of a match (docs/levels.md says where)."""
+that depends on the game and the level (docs/levels.md says where)."""
 
 THINKING_MARGIN_MS = 250
 """What a search keeps of its seat's clock for sending and committing its move (a house seat,
