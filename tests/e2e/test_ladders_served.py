@@ -168,7 +168,7 @@ def test_a_ladder_on_referee_serve_ranks_the_bots_and_suspends_the_faulty(tmp_pa
         bots = [(*register_and_join(server.client, "duel", kind), command) for kind, command in kinds()]
         names = {name: kind for (name, _, _), (kind, _) in zip(bots, kinds(), strict=True)}
         with bridged(tmp_path, url, bots):
-            play_on(server.client, "duel", names, 15)
+            play_on(server.client, "duel", names, 40)
         finished = check_outcome(server.client, "duel", names)
         exported_every_replay(url, "duel", finished, tmp_path)
         profile = server.client.get(f"/v1/bots/{next(iter(names))}").get_json()
@@ -228,7 +228,7 @@ def test_pairing_moves_to_the_other_node_when_the_lease_holder_is_killed(redis_u
                 time.sleep(0.1)
             taken_over_s = time.monotonic() - killed_at
             assert lease_holder(redis_url) not in (first, None) and taken_over_s < 6, taken_over_s
-            play_on(other.client, ladder_id, names, 10)
+            play_on(other.client, ladder_id, names, 25)
         finished = check_outcome(other.client, ladder_id, names)
         assert len(finished) > before + 5, "pairing went on after the kill"
     finally:
