@@ -42,8 +42,8 @@ Choices made along the way, and why:
   Esploratore: the rank it expects once each seat's last yield is carried through the rounds
   left; L'Isola dei Vulcani and Viaggio: the rank it expects, :func:`expected_rank_reward`).
   A judge of the rank now scores a move that widens a lead like one that does not, and one
-  that sets up yields for later below one that collects now. That makes their rollouts 3-20 times
-  cheaper early in a match, so a level's time cap lets it play more worlds. In Halunken und
+  that sets up yields for later below one that collects now. That makes their rollouts 3-20
+  times cheaper early in a match, so a level's time cap lets it play more worlds. In Halunken und
   Spelunken it measured as strong as whole-match rollouts (bench/README.md). The Game's
   rollouts run to the end of the match: cut short and scored by its heuristic judgement of a
   position (the risk of each card left), they overturned good moves on false evidence.
@@ -88,7 +88,7 @@ import math
 import random
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
@@ -151,6 +151,13 @@ class Candidate(NamedTuple):
 def plan_of(bot: Bot) -> list[Action]:
     """What ``bot`` has planned to play next: a copy of a :class:`Planning` bot's plan."""
     return list(bot.plan) if isinstance(bot, Planning) else []
+
+
+def taking_up(bot: Bot, plan: Sequence[Action]) -> Bot:
+    """``bot``, given a copy of ``plan`` to play on if it is a :class:`Planning` bot."""
+    if plan and isinstance(bot, Planning):
+        bot.plan = list(plan)
+    return bot
 
 
 @dataclass(frozen=True)
@@ -301,14 +308,12 @@ def _rollout(
     chance: Rng,
     chooser: random.Random,
     stop_at: float,
-    plan: list[Action] | None = None,
+    plan: Sequence[Action] = (),
 ) -> float:
     """``seat``'s reward after playing ``move`` on ``state`` and the heuristic for every
     seat to the end of the match, each seat played by its own bot from ``fresh``; ``seat``'s
     goes on with ``plan``, the rest of the plan ``move`` was chosen with (:class:`Planning`)."""
-    own = fresh()
-    if plan and isinstance(own, Planning):
-        own.plan = list(plan)
+    own = taking_up(fresh(), plan)
     bots = {seat: own}
     judging = own if isinstance(own, Judging) else None
     horizon = math.inf if judging is None else judging.stage(state) + getattr(judging, "stages_ahead", STAGES_AHEAD)
@@ -398,9 +403,7 @@ class SearchBot:
             self.game, self.sample, self.policy, view, legal, self.budget, rng, self._fresh, self._player
         )
         if not heuristics:
-            self.policy = self._fresh()
-            if isinstance(self.policy, Planning):
-                self.policy.plan = list(chosen.plan)
+            self.policy = taking_up(self._fresh(), chosen.plan)
         return chosen.move
 
     def _fresh(self) -> Bot:
