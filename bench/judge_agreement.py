@@ -32,9 +32,9 @@ import math
 import random
 import statistics
 import sys
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import orjson
 
@@ -50,7 +50,7 @@ TO_THE_END = 10**9
 """A horizon no match reaches: the rollout plays to the end."""
 
 
-def seat_bots(game_id: str, ahead: int) -> Any:
+def seat_bots(game_id: str, ahead: int) -> Callable[[], Bot]:
     """A rollout's seats, as the search plays them (the bot's rollout copy where it has one),
     stopping ``ahead`` stages on."""
     blank = heuristic_bot(game_id)
