@@ -27,7 +27,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import copy
 import math
 import random
 import statistics
@@ -35,47 +34,75 @@ import sys
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from service.bots.base import Bot
-from service.bots.registry import heuristic_bot, sampler_of
-from service.bots.search import _rollout, candidates
-from service.engine import Rng
+from service.bots.registry import SEARCH_BUDGETS, heuristic_bot, sampler_of
+from service.bots.search import Sampler, SearchBot, _rollout, candidates, seat_of
+from service.engine import Action, Game, Rng, View
 from service.games import get_game
 
 TO_THE_END = 10**9
 """A horizon no match reaches: the rollout plays to the end."""
 
 
-def seat_bots(game_id: str, ahead: int) -> Callable[[], Bot]:
-    """A rollout's seats, as the search plays them (the bot's rollout copy where it has one),
-    stopping ``ahead`` stages on."""
-    blank = heuristic_bot(game_id)
-    lighter = getattr(blank, "for_rollouts", None)
-    rollout_blank: Bot = blank if lighter is None else lighter()
+def seat_bots(game: Game[Any], sample: Sampler, ahead: int) -> Callable[[], Bot]:
+    """A rollout's seats as the level-3 search plays them (:meth:`SearchBot._player`: the
+    bot's rollout copy where it has one), stopping ``ahead`` stages on."""
+    searcher = SearchBot(game, sample, heuristic_bot(game.id), SEARCH_BUDGETS["level3"])
 
     def fresh() -> Bot:
-        bot = copy.deepcopy(rollout_blank)
+        bot = searcher._player()
         object.__setattr__(bot, "stages_ahead", ahead)  # on frozen dataclasses too (Isola's)
         return bot
 
     return fresh
 
 
-def match(
-    game_id: str, players: int, seed: int, worlds: int, horizons: list[int], every: int
-) -> list[dict[int, list[float]]]:
-    """One seeded match of heuristic bots; for every ``every``-th decision of seat 0 with a
-    choice, the reward differences (challenger less the heuristic's move) per world and horizon."""
+def differences(
+    game: Game[Any],
+    sample: Sampler,
+    view: View,
+    legal: list[Action],
+    rng: random.Random,
+    worlds: int,
+    seats: dict[int, Callable[[], Bot]],
+) -> dict[int, list[float]] | None:
+    """Per horizon of ``seats``, the reward difference (challenger less the heuristic's move)
+    on each of ``worlds`` drawn worlds; None when the heuristic has no challenger here."""
+    game_id, seat = game.id, seat_of(view)
+    moves = candidates(heuristic_bot(game_id), view, legal, 2, rng, asker=heuristic_bot(game_id))
+    if len(moves) < 2:
+        return None
+    found: dict[int, list[float]] = {ahead: [] for ahead in seats}
+    for _ in range(worlds):
+        world = orjson.dumps(sample(game, view, seat, rng))
+        dice, bots_seed = rng.getrandbits(64).to_bytes(8, "big"), rng.getrandbits(64)
+        for ahead, fresh in seats.items():
+            rewards = [
+                _rollout(
+                    game, fresh, orjson.loads(world), seat, move, Rng(dice), random.Random(bots_seed), math.inf, plan
+                )
+                for move, plan in moves
+            ]
+            found[ahead].append(rewards[1] - rewards[0])
+    return found
+
+
+def match(args: tuple[str, int, int, int, list[int], int]) -> list[dict[int, list[float]]]:
+    """One seeded match of heuristic bots; :func:`differences` at every ``every``-th decision of
+    seat 0 with a choice."""
+    game_id, players, seed, worlds, horizons, every = args
     game, sample = get_game(game_id), sampler_of(game_id)
     assert game is not None, game_id
     rng, chooser = Rng(seed.to_bytes(8, "big")), random.Random(seed)
     state = game.setup(players, game.resolve_options(players, {}), rng)
     bots = [heuristic_bot(game_id) for _ in range(players)]
-    seats = {ahead: seat_bots(game_id, ahead) for ahead in horizons}
+    seats = {ahead: seat_bots(game, sample, ahead) for ahead in horizons}
     found: list[dict[int, list[float]]] = []
     choices = 0
     while to_act := game.to_act(state):
@@ -83,39 +110,14 @@ def match(
         view, legal = game.view(state, seat), game.legal_actions(state, seat)
         if seat == 0 and len(legal) > 1:
             if choices % every == 0:
-                search_rng = random.Random(seed * 100_000 + choices)
-                moves = candidates(heuristic_bot(game_id), view, legal, 2, search_rng, asker=heuristic_bot(game_id))
-                if len(moves) == 2:
-                    differences: dict[int, list[float]] = {ahead: [] for ahead in horizons}
-                    for _ in range(worlds):
-                        world = orjson.dumps(sample(game, view, seat, search_rng))
-                        dice, bots_seed = search_rng.getrandbits(64).to_bytes(8, "big"), search_rng.getrandbits(64)
-                        for ahead in horizons:
-                            rewards = [
-                                _rollout(
-                                    game,
-                                    seats[ahead],
-                                    orjson.loads(world),
-                                    seat,
-                                    move,
-                                    Rng(dice),
-                                    random.Random(bots_seed),
-                                    math.inf,
-                                    plan,
-                                )
-                                for move, plan in moves
-                            ]
-                            differences[ahead].append(rewards[1] - rewards[0])
-                    found.append(differences)
+                decision = differences(
+                    game, sample, view, legal, random.Random(seed * 100_000 + choices), worlds, seats
+                )
+                if decision is not None:
+                    found.append(decision)
             choices += 1
-        action = bots[seat].choose(view, legal, chooser)
-        state, _ = game.apply(state, seat, action, rng)
+        state, _ = game.apply(state, seat, bots[seat].choose(view, legal, chooser), rng)
     return found
-
-
-def batch(args: tuple[str, int, range, int, list[int], int]) -> list[dict[int, list[float]]]:
-    game_id, players, seeds, worlds, horizons, every = args
-    return [d for seed in seeds for d in match(game_id, players, seed, worlds, horizons, every)]
 
 
 def systematic_share(decisions: list[list[float]]) -> float:
@@ -138,9 +140,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     horizons = [int(a) for a in args.ahead.split(",")] + [TO_THE_END]
-    jobs = [(args.game, args.players, range(s, s + 1), args.worlds, horizons, args.every) for s in range(args.matches)]
+    jobs = [(args.game, args.players, seed, args.worlds, horizons, args.every) for seed in range(args.matches)]
     with ProcessPoolExecutor(args.workers) as pool:
-        decisions = [d for part in pool.map(batch, jobs) for d in part]
+        decisions = [d for part in pool.map(match, jobs) for d in part]
     print(
         f"{args.game}, {args.players} players, {len(decisions)} decisions of {args.matches} matches, "
         f"{args.worlds} worlds each\n"
