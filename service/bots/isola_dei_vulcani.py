@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 from service.bots.search import expected_rank_reward, rank_reward, round_stage
 from service.engine import Action, State, View
@@ -48,6 +48,14 @@ class IsolaDeiVulcaniBot:
     toward_crater: float = 9.0
 
     stage = staticmethod(round_stage)
+
+    deep_stages_ahead: ClassVar[int] = 4
+    """Where the rollouts of levels 4 and 5 stop to be judged, in rounds on (level 3's: two,
+    :data:`~service.bots.search.STAGES_AHEAD`). Judged four rounds on, a rollout follows the
+    whole match closer than two rounds on (bench/judge_agreement.py), at twice the cost: level 3
+    judging four rounds on beat level 2 more often at every player count, but level 4 doing
+    the same did not beat it, its time cap holding fewer worlds. So levels 4 and 5 add the
+    farther judge to level 3's search as well as more worlds (bench/README.md)."""
 
     @staticmethod
     def most_candidates(view: View) -> int | None:

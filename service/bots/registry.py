@@ -34,11 +34,12 @@ HEURISTIC_BOTS: dict[str, tuple[str, str]] = {
 
 SEARCH_BUDGETS: dict[str, Budget] = {
     "level3": Budget(iterations=16, seconds=0.1, candidates=2),
-    "level4": Budget(iterations=64, seconds=0.35, candidates=3),
-    "level5": Budget(iterations=256, seconds=1.0, candidates=4),
+    "level4": Budget(iterations=64, seconds=0.35, candidates=3, deep=True),
+    "level5": Budget(iterations=256, seconds=1.0, candidates=4, deep=True),
 }
-"""The search levels' budgets per decision: rollouts and the moves they compare (the heuristic's
-and its next choices). The rollouts rule wherever they fit in the time; on the test machine
+"""The search levels' budgets per decision: rollouts, the moves they compare (the heuristic's
+and its next choices) and, from level 4, rollouts judged further on where the game's bot
+names a farther horizon. The rollouts rule wherever they fit in the time; on the test machine
 that depends on the game and the level (docs/levels.md says where)."""
 
 THINKING_MARGIN_MS = 250

@@ -37,7 +37,8 @@ Choices made along the way, and why:
   :class:`Judging` bot: Esploratore's, Halunken und Spelunken's, L'Isola dei Vulcani's,
   Viaggio's): at the start of the round after next (:data:`STAGES_AHEAD`; Esploratore's,
   whose rounds are long, at the start of the next round; Viaggio's, which has no rounds, six
-  rows of the journey on), scored by the bot's ``judge``
+  rows of the journey on; L'Isola dei Vulcani's at levels 4 and 5, whose budgets are deep,
+  four rounds on), scored by the bot's ``judge``
   (Halunken und Spelunken: the chance of finishing ahead that its auction look-ahead weighs;
   Esploratore: the rank it expects once each seat's last yield is carried through the rounds
   left; L'Isola dei Vulcani and Viaggio: the rank it expects, :func:`expected_rank_reward`).
@@ -73,7 +74,8 @@ Choices made along the way, and why:
   A judged rollout's reward is on the same scale (:func:`rank_reward`).
 - **Several seats owing a decision at once** in a rollout: one of them, drawn with the world's
   seed, moves first. The bot's own seat always moves first at the root.
-- **Budgets:** a level is an iteration budget (rollouts) and a number of candidates, which
+- **Budgets:** a level is an iteration budget (rollouts), a number of candidates and how far
+  its rollouts go before they are judged (:func:`stages_ahead`), which
   makes a level the same on any machine and a decision reproducible under the seed of the
   ``rng`` handed to :meth:`SearchBot.choose`; a time cap stops the search earlier when the
   rollouts take too long (a long match still ahead, a busy machine, a house seat's clock
@@ -163,11 +165,14 @@ def taking_up(bot: Bot, plan: Sequence[Action]) -> Bot:
 @dataclass(frozen=True)
 class Budget:
     """How long one decision may search: at most ``iterations`` rollouts, never past
-    ``seconds``, over ``candidates`` moves (the heuristic's and its next choices)."""
+    ``seconds``, over ``candidates`` moves (the heuristic's and its next choices); with
+    ``deep``, rollouts judged as far on as the heuristic bot's ``deep_stages_ahead`` where it
+    names one (see :func:`stages_ahead`)."""
 
     iterations: int
     seconds: float
     candidates: int
+    deep: bool = False
 
 
 class _OutOfTime(Exception):
@@ -272,7 +277,18 @@ def search(
         chance, seed = rng.getrandbits(64).to_bytes(8, "big"), rng.getrandbits(64)
         try:
             rewards = [
-                _rollout(game, seats, orjson.loads(world), seat, move, Rng(chance), random.Random(seed), stop_at, plan)
+                _rollout(
+                    game,
+                    seats,
+                    orjson.loads(world),
+                    seat,
+                    move,
+                    Rng(chance),
+                    random.Random(seed),
+                    stop_at,
+                    plan,
+                    budget.deep,
+                )
                 for move, plan in moves
             ]
         except _OutOfTime:
@@ -309,14 +325,17 @@ def _rollout(
     chooser: random.Random,
     stop_at: float,
     plan: Sequence[Action] = (),
+    deep: bool = False,
 ) -> float:
     """``seat``'s reward after playing ``move`` on ``state`` and the heuristic for every
     seat to the end of the match, each seat played by its own bot from ``fresh``; ``seat``'s
-    goes on with ``plan``, the rest of the plan ``move`` was chosen with (:class:`Planning`)."""
+    goes on with ``plan``, the rest of the plan ``move`` was chosen with (:class:`Planning`).
+    A :class:`Judging` bot's rollout stops :func:`stages_ahead` stages on (``deep``: a deep
+    budget's)."""
     own = taking_up(fresh(), plan)
     bots = {seat: own}
     judging = own if isinstance(own, Judging) else None
-    horizon = math.inf if judging is None else judging.stage(state) + getattr(judging, "stages_ahead", STAGES_AHEAD)
+    horizon = math.inf if judging is None else judging.stage(state) + stages_ahead(judging, deep)
     state, _ = game.perform(state, seat, move, chance)
     for _ in range(ROLLOUT_DECISIONS):
         if not (to_act := game.to_act(state)):
@@ -339,6 +358,17 @@ def _rollout(
     if game.cooperative:
         return -statistics.fmean(outcome["scores"])
     return rank_share(outcome["ranks"][seat], len(outcome["ranks"]))
+
+
+def stages_ahead(judging: Judging, deep: bool = False) -> int:
+    """How many stages a rollout judged by ``judging`` plays before it is judged: the bot's
+    ``stages_ahead`` (:data:`STAGES_AHEAD` when it names none), or on a ``deep`` budget its
+    ``deep_stages_ahead`` where it names one (L'Isola dei Vulcani's: its judge four rounds on
+    follows the match closer than two rounds on, at twice a rollout's cost, which levels 4 and
+    5 can afford)."""
+    if deep and (farther := getattr(judging, "deep_stages_ahead", None)) is not None:
+        return int(farther)
+    return int(getattr(judging, "stages_ahead", STAGES_AHEAD))
 
 
 def round_stage(state: State) -> int:

@@ -158,12 +158,20 @@ def test_a_judge_agrees_with_the_outcome_at_the_end_of_a_match(game_id: str) -> 
 
 
 @pytest.mark.parametrize(
-    "game_id,heuristic,ahead",
-    [("halunken-und-spelunken", HalunkenBot, STAGES_AHEAD), ("esploratore", EsploratoreBot, 1)],
+    "game_id,heuristic,deep,ahead",
+    [
+        ("halunken-und-spelunken", HalunkenBot, False, STAGES_AHEAD),
+        ("halunken-und-spelunken", HalunkenBot, True, STAGES_AHEAD),
+        ("esploratore", EsploratoreBot, False, 1),
+        ("isola-dei-vulcani", IsolaDeiVulcaniBot, False, STAGES_AHEAD),
+        ("isola-dei-vulcani", IsolaDeiVulcaniBot, True, 4),
+    ],
 )
 def test_a_rollout_stops_rounds_ahead_where_the_heuristic_judges_positions(
-    game_id: str, heuristic: type, ahead: int
+    game_id: str, heuristic: type, deep: bool, ahead: int
 ) -> None:
+    """Levels 4 and 5 (a deep budget) judge L'Isola dei Vulcani four rounds on, level 3 two; a
+    bot that names no farther horizon stops where it always does."""
     game, rng = get_game(game_id), Rng(bytes(8))
     state = game.setup(2, game.resolve_options(2, {}), rng)
     seen: list[int] = []
@@ -179,7 +187,8 @@ def test_a_rollout_stops_rounds_ahead_where_the_heuristic_judges_positions(
 
     seat, start = game.to_act(state)[0], state["round"]
     move = game.legal_actions(state, seat)[0]
-    assert _rollout(game, Judged, state, seat, move, Rng(bytes(8)), random.Random(0), math.inf) == 0.25
+    judged = _rollout(game, Judged, state, seat, move, Rng(bytes(8)), random.Random(0), math.inf, (), deep)
+    assert judged == 0.25
     assert max(seen) == start + ahead - 1, "no decision once the round the bot judges at starts"
 
 
