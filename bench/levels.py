@@ -5,7 +5,9 @@ processes. For a competitive game, the stronger level plays one seat (rotating t
 seats) and the level below every other seat; reported with 95% intervals: the stronger
 level's win rate (a shared win counts) and mean rank, beside what an equal opponent would
 score (win rate 1/n, mean rank (n+1)/2). The Game is cooperative, so every seat plays the
-same level and the table gives each level's mean cards left and games beaten.
+same level and the table gives each level's mean cards left and games beaten, and how many
+fewer cards it leaves and more games it beats than the level below, deal by deal on the same
+deals.
 
 Levels 3-5 stop on their iteration budget or their time cap, whichever comes first; on a
 busy machine the cap comes first more often, so say the machine's load beside a table.
@@ -92,14 +94,27 @@ def duel(pool: ProcessPoolExecutor, game_id: str, players: int, level: int, matc
 
 
 def cooperative(pool: ProcessPoolExecutor, game_id: str, players: int, level: int, matches: int, uncapped: bool) -> str:
-    """A table row: level ``level`` in every seat of a cooperative game."""
-    name = f"level{level}"
-    jobs = [pool.submit(play, game_id, [name] * players, 1000 + match, uncapped) for match in range(matches)]
+    """A table row: level ``level`` in every seat of a cooperative game, and how it does against
+    the level below on the same deals. Cards left vary far more from deal to deal than from
+    level to level, so the difference deal by deal tells two levels apart where their means
+    over the same deals do not."""
+    deals = [1000 + match for match in range(matches)]
+    name, below = f"level{level}", f"level{level - 1}"
+    jobs = [pool.submit(play, game_id, [name] * players, deal, uncapped) for deal in deals]
+    below_jobs = [pool.submit(play, game_id, [below] * players, deal, uncapped) for deal in deals] if level > 1 else []
     results = [job.result() for job in jobs]
     left = [float(r["outcome"]["detail"]["cards_left"]) for r in results]
     won = [1.0 if r["outcome"]["winners"] else 0.0 for r in results]
     seconds = statistics.fmean(r["seconds"] for r in results)
-    return f"| {game_id} | {players} | {name} | {matches} | {interval(left)} | {interval(won)} | {seconds:.1f} |"
+    fewer = more = "–"
+    if below_jobs:
+        under = [job.result()["outcome"] for job in below_jobs]
+        fewer = interval([u["detail"]["cards_left"] - mine for u, mine in zip(under, left, strict=True)])
+        more = interval([mine - (1.0 if u["winners"] else 0.0) for u, mine in zip(under, won, strict=True)])
+    return (
+        f"| {game_id} | {players} | {name} | {matches} | {interval(left)} | {interval(won)} | "
+        f"{fewer} | {more} | {seconds:.1f} |"
+    )
 
 
 def main() -> None:
