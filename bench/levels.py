@@ -26,7 +26,7 @@ import random
 import statistics
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -93,26 +93,46 @@ def duel(pool: ProcessPoolExecutor, game_id: str, players: int, level: int, matc
     )
 
 
-def cooperative(pool: ProcessPoolExecutor, game_id: str, players: int, level: int, matches: int, uncapped: bool) -> str:
+Played = dict[tuple[str, int, int], list[Future[dict[str, Any]]]]
+"""A run's cooperative deals by (game, players, level), each level's played once."""
+
+
+def deals(
+    pool: ProcessPoolExecutor, played: Played, game_id: str, players: int, level: int, matches: int, uncapped: bool
+) -> list[Future[dict[str, Any]]]:
+    """Level ``level`` in every seat of ``matches`` seeded deals, submitted once per run: the
+    row of the level above compares itself with these very games."""
+    key = (game_id, players, level)
+    if key not in played:
+        lineup = [f"level{level}"] * players
+        played[key] = [pool.submit(play, game_id, lineup, 1000 + match, uncapped) for match in range(matches)]
+    return played[key]
+
+
+def tallies(jobs: list[Future[dict[str, Any]]]) -> tuple[list[float], list[float]]:
+    """Cards left and games beaten (1 or 0), deal by deal."""
+    outcomes = [job.result()["outcome"] for job in jobs]
+    return [float(o["detail"]["cards_left"]) for o in outcomes], [1.0 if o["winners"] else 0.0 for o in outcomes]
+
+
+def cooperative(
+    pool: ProcessPoolExecutor, played: Played, game_id: str, players: int, level: int, matches: int, uncapped: bool
+) -> str:
     """A table row: level ``level`` in every seat of a cooperative game, and how it does against
     the level below on the same deals. Cards left vary far more from deal to deal than from
     level to level, so the difference deal by deal tells two levels apart where their means
     over the same deals do not."""
-    deals = [1000 + match for match in range(matches)]
-    name, below = f"level{level}", f"level{level - 1}"
-    jobs = [pool.submit(play, game_id, [name] * players, deal, uncapped) for deal in deals]
-    below_jobs = [pool.submit(play, game_id, [below] * players, deal, uncapped) for deal in deals] if level > 1 else []
-    results = [job.result() for job in jobs]
-    left = [float(r["outcome"]["detail"]["cards_left"]) for r in results]
-    won = [1.0 if r["outcome"]["winners"] else 0.0 for r in results]
-    seconds = statistics.fmean(r["seconds"] for r in results)
+    jobs = deals(pool, played, game_id, players, level, matches, uncapped)
+    below = deals(pool, played, game_id, players, level - 1, matches, uncapped) if level > 1 else []
+    left, won = tallies(jobs)
+    seconds = statistics.fmean(job.result()["seconds"] for job in jobs)
     fewer = more = "–"
-    if below_jobs:
-        under = [job.result()["outcome"] for job in below_jobs]
-        fewer = interval([u["detail"]["cards_left"] - mine for u, mine in zip(under, left, strict=True)])
-        more = interval([mine - (1.0 if u["winners"] else 0.0) for u, mine in zip(under, won, strict=True)])
+    if below:
+        left_below, won_below = tallies(below)
+        fewer = interval([theirs - mine for theirs, mine in zip(left_below, left, strict=True)])
+        more = interval([mine - theirs for theirs, mine in zip(won_below, won, strict=True)])
     return (
-        f"| {game_id} | {players} | {name} | {matches} | {interval(left)} | {interval(won)} | "
+        f"| {game_id} | {players} | level{level} | {matches} | {interval(left)} | {interval(won)} | "
         f"{fewer} | {more} | {seconds:.1f} |"
     )
 
@@ -127,6 +147,7 @@ def main() -> None:
     parser.add_argument("--uncapped", action="store_true", help="search levels without their time caps")
     args = parser.parse_args()
     levels = [int(level) for level in args.levels.split(",")]
+    played: Played = {}
     with ProcessPoolExecutor(args.workers) as pool:
         for game_id in args.games.split(","):
             game = get_game(game_id)
@@ -139,7 +160,9 @@ def main() -> None:
                         print(f"| {game_id} | {players} | level{level} | – | no sampler on this tree | | |")
                         continue
                     if game.cooperative:
-                        print(cooperative(pool, game_id, players, level, args.matches, args.uncapped), flush=True)
+                        print(
+                            cooperative(pool, played, game_id, players, level, args.matches, args.uncapped), flush=True
+                        )
                     elif level > 1:
                         print(duel(pool, game_id, players, level, args.matches, args.uncapped), flush=True)
 
