@@ -15,7 +15,11 @@ busy machine the cap comes first more often, so say the machine's load beside a 
 which measures what a level is on a machine fast enough for its caps never to bite.
 
     python bench/levels.py [--games the-game,esploratore] [--players 2,3] [--matches 20]
-        [--levels 1,2,3,4] [--workers 2] [--uncapped]
+        [--first-match 0] [--levels 1,2,3,4] [--workers 2] [--uncapped]
+
+Match ``m`` of a row is seeded ``1000 * level + m`` (competitive) or ``1000 + m`` (The Game's
+deals, the same for every level); ``--first-match`` starts a row further on, so a second run
+plays matches disjoint from the first's and the two pool.
 """
 
 from __future__ import annotations
@@ -73,11 +77,11 @@ def has_level(game_id: str, level: int) -> bool:
     return True
 
 
-def duel(pool: ProcessPoolExecutor, game_id: str, players: int, level: int, matches: int, uncapped: bool) -> str:
+def duel(pool: ProcessPoolExecutor, game_id: str, players: int, level: int, matches: range, uncapped: bool) -> str:
     """A table row: level ``level`` in one seat against level ``level - 1`` in the others."""
     strong, weak = f"level{level}", f"level{level - 1}"
     jobs = []
-    for match in range(matches):
+    for match in matches:
         seat = match % players
         lineup = [strong if s == seat else weak for s in range(players)]
         jobs.append((seat, pool.submit(play, game_id, lineup, 1000 * level + match, uncapped)))
@@ -88,7 +92,7 @@ def duel(pool: ProcessPoolExecutor, game_id: str, players: int, level: int, matc
         ranks.append(float(result["outcome"]["ranks"][seat]))
         seconds.append(result["seconds"])
     return (
-        f"| {game_id} | {players} | {strong} vs {weak} | {matches} | {interval(wins)} (even {1 / players:.2f}) | "
+        f"| {game_id} | {players} | {strong} vs {weak} | {len(matches)} | {interval(wins)} (even {1 / players:.2f}) | "
         f"{interval(ranks)} (even {(players + 1) / 2:.2f}) | {statistics.fmean(seconds):.1f} |"
     )
 
@@ -98,14 +102,14 @@ Played = dict[tuple[str, int, int], list[Future[dict[str, Any]]]]
 
 
 def deals(
-    pool: ProcessPoolExecutor, played: Played, game_id: str, players: int, level: int, matches: int, uncapped: bool
+    pool: ProcessPoolExecutor, played: Played, game_id: str, players: int, level: int, matches: range, uncapped: bool
 ) -> list[Future[dict[str, Any]]]:
-    """Level ``level`` in every seat of ``matches`` seeded deals, submitted once per run: the
+    """Level ``level`` in every seat of the seeded deals ``matches``, submitted once per run: the
     row of the level above compares itself with these very games."""
     key = (game_id, players, level)
     if key not in played:
         lineup = [f"level{level}"] * players
-        played[key] = [pool.submit(play, game_id, lineup, 1000 + match, uncapped) for match in range(matches)]
+        played[key] = [pool.submit(play, game_id, lineup, 1000 + match, uncapped) for match in matches]
     return played[key]
 
 
@@ -116,7 +120,7 @@ def tallies(jobs: list[Future[dict[str, Any]]]) -> tuple[list[float], list[float
 
 
 def cooperative(
-    pool: ProcessPoolExecutor, played: Played, game_id: str, players: int, level: int, matches: int, uncapped: bool
+    pool: ProcessPoolExecutor, played: Played, game_id: str, players: int, level: int, matches: range, uncapped: bool
 ) -> str:
     """A table row: level ``level`` in every seat of a cooperative game, and how it does against
     the level below on the same deals. Cards left vary far more from deal to deal than from
@@ -132,7 +136,7 @@ def cooperative(
         fewer = interval([theirs - mine for theirs, mine in zip(left_below, left, strict=True)])
         more = interval([mine - theirs for theirs, mine in zip(won_below, won, strict=True)])
     return (
-        f"| {game_id} | {players} | level{level} | {matches} | {interval(left)} | {interval(won)} | "
+        f"| {game_id} | {players} | level{level} | {len(matches)} | {interval(left)} | {interval(won)} | "
         f"{fewer} | {more} | {seconds:.1f} |"
     )
 
@@ -142,11 +146,13 @@ def main() -> None:
     parser.add_argument("--games", default=",".join(sorted(HEURISTIC_BOTS)), help="comma-separated game ids")
     parser.add_argument("--players", default="", help="comma-separated player counts (default: each game's all)")
     parser.add_argument("--matches", type=int, default=20, help="matches per row")
+    parser.add_argument("--first-match", type=int, default=0, help="number of a row's first match (its seed)")
     parser.add_argument("--levels", default="1,2,3,4,5", help="levels to measure (each against the one below)")
     parser.add_argument("--workers", type=int, default=2, help="processes playing matches at once")
     parser.add_argument("--uncapped", action="store_true", help="search levels without their time caps")
     args = parser.parse_args()
     levels = [int(level) for level in args.levels.split(",")]
+    matches = range(args.first_match, args.first_match + args.matches)
     played: Played = {}
     with ProcessPoolExecutor(args.workers) as pool:
         for game_id in args.games.split(","):
@@ -160,11 +166,9 @@ def main() -> None:
                         print(f"| {game_id} | {players} | level{level} | – | no sampler on this tree | | |")
                         continue
                     if game.cooperative:
-                        print(
-                            cooperative(pool, played, game_id, players, level, args.matches, args.uncapped), flush=True
-                        )
+                        print(cooperative(pool, played, game_id, players, level, matches, args.uncapped), flush=True)
                     elif level > 1:
-                        print(duel(pool, game_id, players, level, args.matches, args.uncapped), flush=True)
+                        print(duel(pool, game_id, players, level, matches, args.uncapped), flush=True)
 
 
 if __name__ == "__main__":
