@@ -180,9 +180,18 @@ class TheGameBot:
         return self.risk[0] * 4
 
     def table(self, ups: tuple[bool, ...], tops: tuple[int, ...], still: set[int]) -> Table:
-        homes = [GONE] * self.size
-        for n in still:
-            homes[n] = sum(1 for up, top in zip(ups, tops, strict=True) if (n > top if up else n < top))
+        """The risk picture of a position. Every number's homes are counted at once, as a
+        running sum of where each pile starts and stops taking cards: counting pile by pile for
+        each number was a quarter of a rollout's time."""
+        starts = [0] * (self.size + 1)
+        for up, top in zip(ups, tops, strict=True):
+            if up:  # takes every number above its top
+                starts[top + 1] += 1
+            else:  # takes every number below its top
+                starts[0] += 1
+                starts[top] -= 1
+        counts = list(accumulate(starts))
+        homes = [counts[n] if n in still else GONE for n in range(self.size)]
         return self._priced(ups, tops, homes, still, None)
 
     def child(self, table: Table, card: int, p: int) -> Table:
@@ -218,16 +227,18 @@ class TheGameBot:
     def plays(self, table: Table, hand: list[int]) -> list[tuple[float, int, int]]:
         """Every legal play from ``hand`` with its cost: ``(cost, card, pile)``."""
         found = []
-        step = self.step
+        step, risk, homes, between = self.step, self.risk, table.homes, table.between
+        regain, lose = table.regain_sums, table.lose_sums
+        piles = list(enumerate(zip(table.ups, table.tops, strict=True)))
         for card in hand:
-            placed = -self.risk[table.homes[card]]
-            for p, (up, top) in enumerate(zip(table.ups, table.tops, strict=True)):
+            placed = -risk[homes[card]]
+            for p, (up, top) in piles:
                 if card == (top - step if up else top + step):
                     low, high = (card, top) if up else (top, card)
-                    found.append((placed + table.between(table.regain_sums, low, high), card, p))
+                    found.append((placed + between(regain, low, high), card, p))
                 elif card > top if up else card < top:
                     low, high = (top, card) if up else (card, top)
-                    found.append((placed + table.between(table.lose_sums, low, high), card, p))
+                    found.append((placed + between(lose, low, high), card, p))
         return found
 
     def last_hand(self, view: View) -> Action | None:
