@@ -123,21 +123,31 @@ def cooperative(
     pool: ProcessPoolExecutor, played: Played, game_id: str, players: int, level: int, matches: range, uncapped: bool
 ) -> str:
     """A table row: level ``level`` in every seat of a cooperative game, and how it does against
-    the level below on the same deals. Cards left vary far more from deal to deal than from
-    level to level, so the difference deal by deal tells two levels apart where their means
-    over the same deals do not."""
+    the level below on the same deals; on a line of its own, on how many deals it leaves fewer
+    or more cards and beats or loses a game the other does not. Cards left vary far more from
+    deal to deal than from level to level, so the difference deal by deal tells two levels
+    apart where their means over the same deals do not."""
     jobs = deals(pool, played, game_id, players, level, matches, uncapped)
     below = deals(pool, played, game_id, players, level - 1, matches, uncapped) if level > 1 else []
     left, won = tallies(jobs)
     seconds = statistics.fmean(job.result()["seconds"] for job in jobs)
     fewer = more = "–"
+    counts = ""
     if below:
         left_below, won_below = tallies(below)
         fewer = interval([theirs - mine for theirs, mine in zip(left_below, left, strict=True)])
         more = interval([mine - theirs for theirs, mine in zip(won_below, won, strict=True)])
+        pairs = list(zip(left, left_below, won, won_below, strict=True))
+        counts = (
+            f"\n  level{level} against level{level - 1} deal by deal: fewer cards on "
+            f"{sum(mine < theirs for mine, theirs, _, _ in pairs)} deals, "
+            f"more on {sum(mine > theirs for mine, theirs, _, _ in pairs)}; "
+            f"beats {sum(mine > theirs for _, _, mine, theirs in pairs)} games that level{level - 1} loses, "
+            f"loses {sum(mine < theirs for _, _, mine, theirs in pairs)} that it beats"
+        )
     return (
         f"| {game_id} | {players} | level{level} | {len(matches)} | {interval(left)} | {interval(won)} | "
-        f"{fewer} | {more} | {seconds:.1f} |"
+        f"{fewer} | {more} | {seconds:.1f} |{counts}"
     )
 
 
