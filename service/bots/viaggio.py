@@ -250,7 +250,13 @@ class ViaggioBot:
     # ------------------------------------------------------------------ the turn
 
     def turn(self, view: View, legal: list[Action]) -> Action:
-        best_value, best_plan = DRAW + self.draw_bonus(view), None
+        """The best move if it is worth more than the turn's alternative: drawing three cards,
+        or, with nothing left to draw, passing (worth nothing). The search also asks with its
+        earlier picks withheld, which may leave no alternative: then the best move there is."""
+        can_draw = any(a["type"] == "draw" for a in legal)
+        can_pass = {"type": "pass"} in legal
+        floor = DRAW + self.draw_bonus(view) if can_draw else 0.0 if can_pass else -math.inf
+        best_value, best_plan = floor, None
         for a in legal:
             if a["type"] == "choose":
                 found = self.best_move(view, a["colour"])
@@ -259,7 +265,9 @@ class ViaggioBot:
         if best_plan:
             self.plan = best_plan[1:]
             return best_plan[0]
-        return self.draw(view, legal)
+        if can_draw:
+            return self.draw(view, legal)
+        return {"type": "pass"} if can_pass else legal[0]
 
     def draw_bonus(self, view: View) -> float:
         """Drawing is worth less with a full hand and more with an empty one."""

@@ -94,6 +94,26 @@ def test_a_bot_that_repeats_itself_is_followed_by_the_rest_in_a_seeded_order() -
     assert moves == [c.move for c in candidates(Stubborn(), view, legal, len(legal) + 1, random.Random(0))]
 
 
+@pytest.mark.parametrize("players", [2, 3])
+@pytest.mark.parametrize(
+    "game_id", ["esploratore", "halunken-und-spelunken", "isola-dei-vulcani", "viaggio-al-centro-della-terra"]
+)
+def test_a_heuristic_bot_answers_with_any_kind_of_move_withheld(game_id: str, players: int) -> None:
+    """The search asks a bot that cannot rank its options again with its earlier picks
+    withheld, so a bot may be asked with every move of a kind gone (every draw, the pass, the
+    skip): at each decision of a seeded match, asked once without each kind, it answers."""
+    game, asker = get_game(game_id), heuristic_bot(game_id)
+
+    def ask_without_each_kind(state: State, seat: int, legal: list[Action], action: Action, events: Any) -> None:
+        view = game.view(state, seat)
+        for kind in {a["type"] for a in legal}:
+            rest = [a for a in legal if a["type"] != kind]
+            if rest:
+                asker.choose(view, rest, random.Random(0))
+
+    play_out(game, [heuristic_bot(game_id) for _ in range(players)], 7, on_move=ask_without_each_kind)
+
+
 @pytest.mark.parametrize(("players", "weighed"), [(2, 3), (3, 2), (4, 2)])
 @pytest.mark.parametrize(
     ("game_id", "heuristic"), [("isola-dei-vulcani", IsolaDeiVulcaniBot), ("esploratore", EsploratoreBot)]

@@ -3,6 +3,7 @@ play, quick decisions, and a descent of at least 8 moves per explorer when it pl
 
 from __future__ import annotations
 
+import copy
 import random
 import time
 from statistics import mean
@@ -46,6 +47,30 @@ def test_it_decides_from_its_view_only() -> None:
     assert GAME.view(state, 0) == GAME.view(twin, 0)
     choice = ViaggioBot().choose(GAME.view(state, 0), GAME.legal_actions(state, 0), random.Random(0))
     assert choice == ViaggioBot().choose(GAME.view(twin, 0), GAME.legal_actions(twin, 0), random.Random(0))
+
+
+def test_with_nothing_left_to_draw_it_moves_or_passes() -> None:
+    """A turn where the bot would rather draw than move (seed 3's first), replayed with both
+    decks and their discards empty and no equipment on display: the turn offers its moves and
+    ``pass``, and the bot weighs its moves against passing, not against a draw it cannot make;
+    asked with the pass withheld, as the search asks, it names a move."""
+    drawn_instead: list[dict] = []
+
+    def watch(state: dict, seat: int, legal: list[dict], action: dict, events: list[dict]) -> None:
+        if not drawn_instead and action["type"] == "draw" and any(a["type"] == "choose" for a in legal):
+            drawn_instead.append(copy.deepcopy(state))
+
+    play_out(GAME, [ViaggioBot(), ViaggioBot()], 3, on_move=watch)
+    state = drawn_instead[0]
+    state["decks"]["explorer"], state["decks"]["equipment"] = [], []
+    state["discards"] = {kind: dict.fromkeys(pile, 0) for kind, pile in state["discards"].items()}
+    state["display"] = []
+    seat = GAME.to_act(state)[0]
+    view, legal = GAME.view(state, seat), GAME.legal_actions(state, seat)
+    assert {"type": "pass"} in legal and not any(a["type"] == "draw" for a in legal)
+    assert ViaggioBot().choose(view, legal, random.Random(0)) in legal
+    moves = [a for a in legal if a["type"] == "choose"]
+    assert ViaggioBot().choose(view, moves, random.Random(0)) in moves
 
 
 def test_beats_the_random_bot_in_most_two_player_matches() -> None:
