@@ -97,8 +97,13 @@ log = logging.getLogger("referee.store")
 
 _FAILURES = (RedisError, OSError)
 
+#: Creates the match unless its key exists; a second run of the same create (a retry, after
+#: a dropped reply or a failover) finds its own record by its identity and answers created.
 _CREATE = """
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  if redis.call('HGET', KEYS[1], 'i') == ARGV[3] then return 1 end
+  return 0
+end
 redis.call('HSET', KEYS[1], 'v', 0, 'd', ARGV[1], 'i', ARGV[3])
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
 return 1
@@ -385,6 +390,8 @@ class RedisStore:
         own: one more round trip there. A failed index write is logged: the index is a hint.
         The due index's ``ZADD LT`` for ``due_ms`` goes the same way as the listing's writes (a
         hint too: a refused write's entry is only early, and the sweeper moves it).
+        A failure after which the cluster's slot map names another master for the keys (a
+        failover) sends the write there, once.
 
         :raises StoreUnavailable: fewer replicas confirmed the write in time.
         """
@@ -396,7 +403,8 @@ class RedisStore:
             assert self._direct is not None
             return self._direct.evalsha(script, keys, args)
         client = self._master(keys[0]) if waits or self._cluster else self._redis
-        for attempt in (1, 2):
+        serving, reloaded, rerouted = self._serving(keys[0]), False, False
+        while True:
             pipe = client.pipeline(transaction=False)
             pipe.evalsha(script.sha, len(keys), *keys, *args)
             if waits:
@@ -407,10 +415,17 @@ class RedisStore:
                 reply, *rest = pipe.execute(raise_on_error=False)
             except _FAILURES:
                 self._forget_slot_map()
-                raise
-            if isinstance(reply, NoScriptError) and attempt == 1:
+                if rerouted or self._serving(keys[0]) == serving:
+                    raise
+                # A failover: the slot map now names another master. The write goes there
+                # once, like the client's own retry (a second run of a compare-and-set is
+                # safe: it finds the version moved on, and the referee its move in the log).
+                client, serving, rerouted = self._master(keys[0]), self._serving(keys[0]), True
+                continue
+            if isinstance(reply, NoScriptError) and not reloaded:
                 # A restarted Redis, or a promoted replica (scripts are not replicated).
                 client.script_load(script.script)
+                reloaded = True
                 continue
             if isinstance(reply, Exception):
                 raise reply
@@ -429,7 +444,6 @@ class RedisStore:
             if failed:
                 log.warning("listing index not updated for match %s: %s", match_id, failed[0])
             return reply
-        raise AssertionError("unreachable")
 
     def _listing_keys(self, match_id: str, listed: Listed) -> tuple[list[str], int]:
         """The listing index's two keys for ``listed`` (all games, its game) and when they
@@ -484,6 +498,14 @@ class RedisStore:
             return self._redis
         cluster = self._cluster_client
         return cluster.get_redis_connection(cluster.get_node_from_key(key))
+
+    def _serving(self, key: str) -> str | None:
+        """The name (``host:port``) of the cluster node that serves ``key`` by the slot map
+        this client holds; None on a single Redis."""
+        if not self._cluster:
+            return None
+        cluster = self._cluster_client
+        return str(cluster.get_node_from_key(key).name)
 
     def _forget_slot_map(self) -> None:
         """After a failure on a cluster master, read the slot map again, so the next request

@@ -245,6 +245,22 @@ def test_a_redis_that_lost_its_scripts_loads_them_again(redis_url: str) -> None:
     assert store.history(match_id, 0, 10) == [b"e1"]
 
 
+@pytest.mark.parametrize("store_kind", ["redis", "cluster"])
+def test_a_create_run_twice_is_answered_as_created_and_writes_once(store, monkeypatch) -> None:
+    """A create is re-sent when its reply is lost (the client's retry) or its master fails
+    over: the second run finds the record the first wrote, by its identity, and answers
+    created instead of an id collision, writing nothing."""
+    match_id = new_match_id()
+    identity = IDENTITY_BYTES * b"i"
+    monkeypatch.setattr("service.store.redis_store.new_identity", lambda: identity)
+    assert store.create(match_id, b"v0", 60) == identity
+    assert store.create(match_id, b"other", 60) == identity
+    loaded = store.load(match_id)
+    assert (loaded.version, loaded.record, loaded.identity) == (0, b"v0", identity)
+    monkeypatch.setattr("service.store.redis_store.new_identity", lambda: IDENTITY_BYTES * b"j")
+    assert store.create(match_id, b"v0", 60) is None
+
+
 @pytest.mark.parametrize("store_kind", ["memory", "file"])
 def test_embedded_ping_answers(store) -> None:
     store.ping()

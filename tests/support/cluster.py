@@ -273,8 +273,9 @@ class LocalCluster:
         raise RuntimeError(f"no replica of {master.port}")
 
     def wait_for_promotion(self, victim: Node, timeout: float = 20.0) -> Node:
-        """The replica of ``victim`` once it has become a master and the cluster is whole
-        again (``victim`` having died)."""
+        """The replica of ``victim`` once it has become a master, the cluster is whole again
+        (``victim`` having died) and every live node's slot map names it, so a client that
+        reads the map from any of them finds the new master."""
         deadline = time.monotonic() + timeout
         others = [n for n in self.nodes if n is not victim]
         while time.monotonic() < deadline:
@@ -288,10 +289,24 @@ class LocalCluster:
                     replication["role"] == "master"
                     and info.get("cluster_state") == "ok"
                     and not replication["connected_slaves"]
+                    and self._everyone_names(node, victim)
                 ):
                     return node
             time.sleep(0.05)
         raise AssertionError(f"no replica took over from {victim.port}")
+
+    def _everyone_names(self, promoted: Node, victim: Node) -> bool:
+        """Whether every live node's ``CLUSTER SLOTS`` has ``promoted`` serve slots and
+        ``victim`` serve none."""
+        for node in self.running_nodes():
+            try:
+                slots = node.client().execute_command("CLUSTER SLOTS")
+            except (redis.RedisError, OSError):
+                return False
+            masters = {owners[0][1] for _, _, *owners in slots}
+            if promoted.port not in masters or victim.port in masters:
+                return False
+        return True
 
     def stop(self) -> None:
         for node in self.nodes:
