@@ -420,7 +420,9 @@ class RedisStore:
                 # A failover: the slot map now names another master. The write goes there
                 # once, like the client's own retry (a second run of a compare-and-set is
                 # safe: it finds the version moved on, and the referee its move in the log).
-                client, serving, rerouted = self._master(keys[0]), self._serving(keys[0]), True
+                # The new master may lack the script even if the old one had it reloaded.
+                client, serving = self._master(keys[0]), self._serving(keys[0])
+                rerouted, reloaded = True, False
                 continue
             if isinstance(reply, NoScriptError) and not reloaded:
                 # A restarted Redis, or a promoted replica (scripts are not replicated).
