@@ -403,7 +403,7 @@ class RedisStore:
             assert self._direct is not None
             return self._direct.evalsha(script, keys, args)
         client = self._master(keys[0]) if waits or self._cluster else self._redis
-        serving, reloaded, rerouted = self._serving(keys[0]), False, False
+        reloaded = rerouted = False
         while True:
             pipe = client.pipeline(transaction=False)
             pipe.evalsha(script.sha, len(keys), *keys, *args)
@@ -415,14 +415,14 @@ class RedisStore:
                 reply, *rest = pipe.execute(raise_on_error=False)
             except _FAILURES:
                 self._forget_slot_map()
-                if rerouted or self._serving(keys[0]) == serving:
+                serving = self._master(keys[0])  # a node the map still names keeps its client
+                if rerouted or serving is client:
                     raise
                 # A failover: the slot map now names another master. The write goes there
                 # once, like the client's own retry (a second run of a compare-and-set is
                 # safe: it finds the version moved on, and the referee its move in the log).
                 # The new master may lack the script even if the old one had it reloaded.
-                client, serving = self._master(keys[0]), self._serving(keys[0])
-                rerouted, reloaded = True, False
+                client, rerouted, reloaded = serving, True, False
                 continue
             if isinstance(reply, NoScriptError) and not reloaded:
                 # A restarted Redis, or a promoted replica (scripts are not replicated).
@@ -500,14 +500,6 @@ class RedisStore:
             return self._redis
         cluster = self._cluster_client
         return cluster.get_redis_connection(cluster.get_node_from_key(key))
-
-    def _serving(self, key: str) -> str | None:
-        """The name (``host:port``) of the cluster node that serves ``key`` by the slot map
-        this client holds; None on a single Redis."""
-        if not self._cluster:
-            return None
-        cluster = self._cluster_client
-        return str(cluster.get_node_from_key(key).name)
 
     def _forget_slot_map(self) -> None:
         """After a failure on a cluster master, read the slot map again, so the next request
