@@ -74,7 +74,7 @@ from typing import Any, cast
 
 from redis.cluster import RedisCluster
 from redis.commands.core import Script
-from redis.exceptions import NoScriptError, RedisError
+from redis.exceptions import MovedError, NoScriptError, RedisError
 from redis.exceptions import ResponseError as RedisResponseError
 
 from service.store import redis_client
@@ -390,8 +390,9 @@ class RedisStore:
         own: one more round trip there. A failed index write is logged: the index is a hint.
         The due index's ``ZADD LT`` for ``due_ms`` goes the same way as the listing's writes (a
         hint too: a refused write's entry is only early, and the sweeper moves it).
-        A failure after which the cluster's slot map names another master for the keys (a
-        failover) sends the write there, once.
+        A failure or a ``MOVED`` reply after which the cluster's slot map names another master
+        for the keys (a failover, or a master that came back as a replica) sends the write
+        there, once.
 
         :raises StoreUnavailable: fewer replicas confirmed the write in time.
         """
@@ -414,16 +415,22 @@ class RedisStore:
             try:
                 reply, *rest = pipe.execute(raise_on_error=False)
             except _FAILURES:
-                self._forget_slot_map()
-                serving = self._master(keys[0])  # a node the map still names keeps its client
-                if rerouted or serving is client:
+                moved_to = self._new_master(keys[0], client)
+                if rerouted or moved_to is None:
                     raise
                 # A failover: the slot map now names another master. The write goes there
                 # once, like the client's own retry (a second run of a compare-and-set is
                 # safe: it finds the version moved on, and the referee its move in the log).
                 # The new master may lack the script even if the old one had it reloaded.
-                client, rerouted, reloaded = serving, True, False
+                client, rerouted, reloaded = moved_to, True, False
                 continue
+            if isinstance(reply, MovedError) and not rerouted:
+                # The node is alive but no longer serves the keys: a master that came back as
+                # its successor's replica, or a slot moved to another master. Nothing ran.
+                moved_to = self._new_master(keys[0], client)
+                if moved_to is not None:
+                    client, rerouted, reloaded = moved_to, True, False
+                    continue
             if isinstance(reply, NoScriptError) and not reloaded:
                 # A restarted Redis, or a promoted replica (scripts are not replicated).
                 client.script_load(script.script)
@@ -500,6 +507,14 @@ class RedisStore:
             return self._redis
         cluster = self._cluster_client
         return cluster.get_redis_connection(cluster.get_node_from_key(key))
+
+    def _new_master(self, key: str, client: redis_client.Client) -> redis_client.Client | None:
+        """After a write to ``client`` failed or was redirected: the master that the refreshed
+        slot map names for ``key``, if it is another node (redis-py keeps the client of a node
+        the map still names, so the same node is the same client), else None."""
+        self._forget_slot_map()
+        serving = self._master(key)
+        return None if serving is client else serving
 
     def _forget_slot_map(self) -> None:
         """After a failure on a cluster master, read the slot map again, so the next request

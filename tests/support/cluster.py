@@ -295,6 +295,41 @@ class LocalCluster:
             time.sleep(0.05)
         raise AssertionError(f"no replica took over from {victim.port}")
 
+    def fail_over(self, master: Node, timeout: float = 20.0) -> Node:
+        """A manual failover (``CLUSTER FAILOVER`` on ``master``'s replica): the replica
+        takes over without losing a write, and ``master`` stays up as its replica. Returns the
+        new master once every node's slot map names it and ``master``'s link to it is up (so
+        it can confirm writes)."""
+        successor = self.replica_of(master)
+        deadline = time.monotonic() + timeout
+        # Every node must know the node as the master's replica (the cluster bus's gossip can
+        # lag replication), or the master ignores the request, the others refuse their votes,
+        # and the failover times out.
+        while not self._everyone_knows(master, successor):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{master.port} never learnt {successor.port} replicates it")
+            time.sleep(0.05)
+        successor.client().execute_command("CLUSTER FAILOVER")
+        while time.monotonic() < deadline:
+            try:
+                replication = master.client().info("replication")
+                demoted = replication["role"] == "slave" and replication.get("master_link_status") == "up"
+            except (redis.RedisError, OSError):
+                demoted = False
+            if demoted and self._everyone_names(successor, master):
+                return successor
+            time.sleep(0.05)
+        raise AssertionError(f"{successor.port} did not take over from {master.port}")
+
+    def _everyone_knows(self, master: Node, replica: Node) -> bool:
+        """Whether every live node's ``CLUSTER NODES`` has ``replica`` replicate ``master``."""
+        master_id = master.client().execute_command("CLUSTER MYID").decode()
+        for node in self.running_nodes():
+            entry = node.client().cluster("nodes").get(f"127.0.0.1:{replica.port}", {})
+            if "slave" not in entry.get("flags", "") or entry.get("master_id") != master_id:
+                return False
+        return True
+
     def _everyone_names(self, promoted: Node, victim: Node) -> bool:
         """Whether every live node's ``CLUSTER SLOTS`` has ``promoted`` serve slots and
         ``victim`` serve none."""
