@@ -15,16 +15,21 @@ busy machine the cap comes first more often, so say the machine's load beside a 
 which measures what a level is on a machine fast enough for its caps never to bite.
 
     python bench/levels.py [--games the-game,esploratore] [--players 2,3] [--matches 20]
-        [--first-match 0] [--levels 1,2,3,4] [--workers 2] [--uncapped]
+        [--first-match 0] [--levels 1,2,3,4] [--workers 2] [--uncapped] [--results FILE]
 
 Match ``m`` of a row is seeded ``1000 * level + m`` (competitive) or ``1000 + m`` (The Game's
 deals, the same for every level); ``--first-match`` starts a row further on, so a second run
-plays matches disjoint from the first's and the two pool.
+plays matches disjoint from the first's and the two pool. A row is printed once all its matches
+are played, which for a level-5 row can take hours; ``--results FILE`` appends each match to
+FILE as one JSON line the moment it ends (game, players, level, lineup, match, seed, outcome,
+seconds), so a run that is stopped keeps what it played, and runs pool match by match.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import math
 import random
 import statistics
@@ -33,7 +38,8 @@ import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from threading import Lock
+from typing import Any, TextIO
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -67,6 +73,47 @@ def play(game_id: str, lineup: list[str], seed: int, uncapped: bool = False) -> 
     return {"outcome": played.outcome, "seconds": time.perf_counter() - started}
 
 
+class Results:
+    """Where each match goes as it ends (``--results``), one JSON line, or nowhere."""
+
+    def __init__(self, out: TextIO | None) -> None:
+        self._out, self._lock = out, Lock()
+
+    def submit(
+        self, pool: ProcessPoolExecutor, game_id: str, lineup: list[str], seed: int, uncapped: bool, **about: Any
+    ) -> Future[dict[str, Any]]:
+        """``play`` in the pool, its result appended to the file the moment it ends."""
+        job = pool.submit(play, game_id, lineup, seed, uncapped)
+        if self._out is not None:
+            job.add_done_callback(lambda done: self._write(game_id, lineup, seed, uncapped, about, done))
+        return job
+
+    def _write(
+        self,
+        game_id: str,
+        lineup: list[str],
+        seed: int,
+        uncapped: bool,
+        about: dict[str, Any],
+        done: Future[dict[str, Any]],
+    ) -> None:
+        if done.exception() is not None:
+            return  # the row's ``result()`` raises it
+        line = {
+            "game": game_id,
+            "players": len(lineup),
+            **about,
+            "lineup": lineup,
+            "seed": seed,
+            "uncapped": uncapped,
+            **done.result(),
+        }
+        assert self._out is not None
+        with self._lock:
+            self._out.write(json.dumps(line) + "\n")
+            self._out.flush()
+
+
 def has_level(game_id: str, level: int) -> bool:
     if level < 3:
         return game_id in HEURISTIC_BOTS or level == 1
@@ -77,14 +124,17 @@ def has_level(game_id: str, level: int) -> bool:
     return True
 
 
-def duel(pool: ProcessPoolExecutor, game_id: str, players: int, level: int, matches: range, uncapped: bool) -> str:
+def duel(
+    pool: ProcessPoolExecutor, results: Results, game_id: str, players: int, level: int, matches: range, uncapped: bool
+) -> str:
     """A table row: level ``level`` in one seat against level ``level - 1`` in the others."""
     strong, weak = f"level{level}", f"level{level - 1}"
     jobs = []
     for match in matches:
         seat = match % players
         lineup = [strong if s == seat else weak for s in range(players)]
-        jobs.append((seat, pool.submit(play, game_id, lineup, 1000 * level + match, uncapped)))
+        seed = 1000 * level + match
+        jobs.append((seat, results.submit(pool, game_id, lineup, seed, uncapped, level=level, match=match, seat=seat)))
     wins, ranks, seconds = [], [], []
     for seat, job in jobs:
         result = job.result()
@@ -102,14 +152,23 @@ Played = dict[tuple[str, int, int], list[Future[dict[str, Any]]]]
 
 
 def deals(
-    pool: ProcessPoolExecutor, played: Played, game_id: str, players: int, level: int, matches: range, uncapped: bool
+    pool: ProcessPoolExecutor,
+    results: Results,
+    played: Played,
+    game_id: str,
+    players: int,
+    level: int,
+    matches: range,
+    uncapped: bool,
 ) -> list[Future[dict[str, Any]]]:
     """Level ``level`` in every seat of the seeded deals ``matches``, submitted once per run: the
     row of the level above compares itself with these very games."""
     key = (game_id, players, level)
     if key not in played:
         lineup = [f"level{level}"] * players
-        played[key] = [pool.submit(play, game_id, lineup, 1000 + match, uncapped) for match in matches]
+        played[key] = [
+            results.submit(pool, game_id, lineup, 1000 + match, uncapped, level=level, match=match) for match in matches
+        ]
     return played[key]
 
 
@@ -120,15 +179,22 @@ def tallies(jobs: list[Future[dict[str, Any]]]) -> tuple[list[float], list[float
 
 
 def cooperative(
-    pool: ProcessPoolExecutor, played: Played, game_id: str, players: int, level: int, matches: range, uncapped: bool
+    pool: ProcessPoolExecutor,
+    results: Results,
+    played: Played,
+    game_id: str,
+    players: int,
+    level: int,
+    matches: range,
+    uncapped: bool,
 ) -> str:
     """A table row: level ``level`` in every seat of a cooperative game, and how it does against
     the level below on the same deals; on a line of its own, on how many deals it leaves fewer
     or more cards and beats or loses a game the other does not. Cards left vary far more from
     deal to deal than from level to level, so the difference deal by deal tells two levels
     apart where their means over the same deals do not."""
-    jobs = deals(pool, played, game_id, players, level, matches, uncapped)
-    below = deals(pool, played, game_id, players, level - 1, matches, uncapped) if level > 1 else []
+    jobs = deals(pool, results, played, game_id, players, level, matches, uncapped)
+    below = deals(pool, results, played, game_id, players, level - 1, matches, uncapped) if level > 1 else []
     left, won = tallies(jobs)
     seconds = statistics.fmean(job.result()["seconds"] for job in jobs)
     fewer = more = "–"
@@ -160,11 +226,16 @@ def main() -> None:
     parser.add_argument("--levels", default="1,2,3,4,5", help="levels to measure (each against the one below)")
     parser.add_argument("--workers", type=int, default=2, help="processes playing matches at once")
     parser.add_argument("--uncapped", action="store_true", help="search levels without their time caps")
+    parser.add_argument("--results", type=Path, help="append each match to this file as a JSON line when it ends")
     args = parser.parse_args()
     levels = [int(level) for level in args.levels.split(",")]
     matches = range(args.first_match, args.first_match + args.matches)
     played: Played = {}
-    with ProcessPoolExecutor(args.workers) as pool:
+    with (
+        ProcessPoolExecutor(args.workers) as pool,
+        args.results.open("a") if args.results else contextlib.nullcontext() as out,
+    ):
+        results = Results(out)
         for game_id in args.games.split(","):
             game = get_game(game_id)
             counts = [int(p) for p in args.players.split(",")] if args.players else None
@@ -176,9 +247,12 @@ def main() -> None:
                         print(f"| {game_id} | {players} | level{level} | – | no sampler on this tree | | |")
                         continue
                     if game.cooperative:
-                        print(cooperative(pool, played, game_id, players, level, matches, args.uncapped), flush=True)
+                        print(
+                            cooperative(pool, results, played, game_id, players, level, matches, args.uncapped),
+                            flush=True,
+                        )
                     elif level > 1:
-                        print(duel(pool, game_id, players, level, matches, args.uncapped), flush=True)
+                        print(duel(pool, results, game_id, players, level, matches, args.uncapped), flush=True)
 
 
 if __name__ == "__main__":
