@@ -42,8 +42,9 @@ def _match_served_by(local: cluster.LocalCluster, node: cluster.Node) -> str:
 def test_writes_sent_to_a_master_that_became_a_replica_land_on_its_successor(
     replicated: cluster.LocalCluster, replica_acks: int
 ) -> None:
-    committer = RedisStore.from_url(replicated.url, cluster=True, replica_acks=replica_acks)
-    creator = RedisStore.from_url(replicated.url, cluster=True, replica_acks=replica_acks)
+    # A replica of a busy test machine may take longer than the default half second to confirm.
+    committer = RedisStore.from_url(replicated.url, timeout=8, cluster=True, replica_acks=replica_acks)
+    creator = RedisStore.from_url(replicated.url, timeout=8, cluster=True, replica_acks=replica_acks)
     match_id = new_match_id()
     assert committer.create(match_id, b"v0", 60)
     assert creator.load(match_id) is not None  # both processes have read the slot map
