@@ -23,15 +23,15 @@ def test_level5_house_seats_thinking_do_not_hold_up_another_matchs_moves() -> No
 
 
 def test_a_search_house_seat_thinks_within_its_clock_and_never_times_out() -> None:
-    """0.6 s per decision, less than level 5 takes (up to 1 s), and a timeout forfeits: the search stops
-    in time on every decision, so the match goes on (or ends by the game's rules, not by a
-    timeout). The first decisions are those whose rollouts run longest, where the clock and not
-    the iteration budget stops the search; the test watches the first 30. (0.3 s left a slow
-    machine, under a test suite's load, too little for the level-2 move that a search always
-    computes first.)"""
+    """1 s per decision, so the search must stop 0.75 s in, before level 5's own 1 s cap, and a
+    timeout forfeits: the search stops in time on every decision, so the match goes on (or ends
+    by the game's rules, not by a timeout). The first decisions are those whose rollouts run
+    longest, where the clock and not the iteration budget stops the search; the test watches the
+    first 30. (0.3 s and then 0.6 s left a slow machine, under a test suite's load, too little for
+    the level-2 move that a search always computes first.)"""
     with served(thinkers=1) as server:
         house = [{"seat": 0, "bot": "level5"}, {"seat": 1, "bot": "level5"}]
-        match = MatchClient.create(server.client, "the-game", 2, house=house, clock={"per_decision_s": 0.6})
+        match = MatchClient.create(server.client, "the-game", 2, house=house, clock={"per_decision_s": 1.0})
         deadline = time.time() + 120
         while (body := match.get())["status"] == "active" and body["version"] < 30:
             assert time.time() < deadline, "the house seats stopped deciding"
