@@ -73,44 +73,27 @@ def play(game_id: str, lineup: list[str], seed: int, uncapped: bool = False) -> 
     return {"outcome": played.outcome, "seconds": time.perf_counter() - started}
 
 
-class Results:
-    """Where each match goes as it ends (``--results``), one JSON line, or nowhere."""
+class Matches:
+    """The run's matches: played in the pool, each also appended to ``out`` as one JSON line
+    the moment it ends (``--results``) when given."""
 
-    def __init__(self, out: TextIO | None) -> None:
-        self._out, self._lock = out, Lock()
+    def __init__(self, pool: ProcessPoolExecutor, out: TextIO | None, uncapped: bool) -> None:
+        self._pool, self._out, self._uncapped, self._lock = pool, out, uncapped, Lock()
 
-    def submit(
-        self, pool: ProcessPoolExecutor, game_id: str, lineup: list[str], seed: int, uncapped: bool, **about: Any
-    ) -> Future[dict[str, Any]]:
-        """``play`` in the pool, its result appended to the file the moment it ends."""
-        job = pool.submit(play, game_id, lineup, seed, uncapped)
+    def submit(self, game_id: str, lineup: list[str], seed: int, **about: Any) -> Future[dict[str, Any]]:
+        """``play`` in the pool; ``about`` (level, match, seat) goes into its line."""
+        job = self._pool.submit(play, game_id, lineup, seed, self._uncapped)
         if self._out is not None:
-            job.add_done_callback(lambda done: self._write(game_id, lineup, seed, uncapped, about, done))
+            line = {"game": game_id, "players": len(lineup), **about, "lineup": lineup, "seed": seed}
+            job.add_done_callback(lambda done: self._write(line, done))
         return job
 
-    def _write(
-        self,
-        game_id: str,
-        lineup: list[str],
-        seed: int,
-        uncapped: bool,
-        about: dict[str, Any],
-        done: Future[dict[str, Any]],
-    ) -> None:
+    def _write(self, line: dict[str, Any], done: Future[dict[str, Any]]) -> None:
         if done.exception() is not None:
             return  # the row's ``result()`` raises it
-        line = {
-            "game": game_id,
-            "players": len(lineup),
-            **about,
-            "lineup": lineup,
-            "seed": seed,
-            "uncapped": uncapped,
-            **done.result(),
-        }
         assert self._out is not None
         with self._lock:
-            self._out.write(json.dumps(line) + "\n")
+            self._out.write(json.dumps({**line, "uncapped": self._uncapped, **done.result()}) + "\n")
             self._out.flush()
 
 
@@ -124,17 +107,14 @@ def has_level(game_id: str, level: int) -> bool:
     return True
 
 
-def duel(
-    pool: ProcessPoolExecutor, results: Results, game_id: str, players: int, level: int, matches: range, uncapped: bool
-) -> str:
+def duel(matches: Matches, game_id: str, players: int, level: int, numbers: range) -> str:
     """A table row: level ``level`` in one seat against level ``level - 1`` in the others."""
     strong, weak = f"level{level}", f"level{level - 1}"
     jobs = []
-    for match in matches:
+    for match in numbers:
         seat = match % players
         lineup = [strong if s == seat else weak for s in range(players)]
-        seed = 1000 * level + match
-        jobs.append((seat, results.submit(pool, game_id, lineup, seed, uncapped, level=level, match=match, seat=seat)))
+        jobs.append((seat, matches.submit(game_id, lineup, 1000 * level + match, level=level, match=match, seat=seat)))
     wins, ranks, seconds = [], [], []
     for seat, job in jobs:
         result = job.result()
@@ -142,7 +122,7 @@ def duel(
         ranks.append(float(result["outcome"]["ranks"][seat]))
         seconds.append(result["seconds"])
     return (
-        f"| {game_id} | {players} | {strong} vs {weak} | {len(matches)} | {interval(wins)} (even {1 / players:.2f}) | "
+        f"| {game_id} | {players} | {strong} vs {weak} | {len(numbers)} | {interval(wins)} (even {1 / players:.2f}) | "
         f"{interval(ranks)} (even {(players + 1) / 2:.2f}) | {statistics.fmean(seconds):.1f} |"
     )
 
@@ -152,23 +132,14 @@ Played = dict[tuple[str, int, int], list[Future[dict[str, Any]]]]
 
 
 def deals(
-    pool: ProcessPoolExecutor,
-    results: Results,
-    played: Played,
-    game_id: str,
-    players: int,
-    level: int,
-    matches: range,
-    uncapped: bool,
+    matches: Matches, played: Played, game_id: str, players: int, level: int, numbers: range
 ) -> list[Future[dict[str, Any]]]:
-    """Level ``level`` in every seat of the seeded deals ``matches``, submitted once per run: the
+    """Level ``level`` in every seat of the seeded deals ``numbers``, submitted once per run: the
     row of the level above compares itself with these very games."""
     key = (game_id, players, level)
     if key not in played:
         lineup = [f"level{level}"] * players
-        played[key] = [
-            results.submit(pool, game_id, lineup, 1000 + match, uncapped, level=level, match=match) for match in matches
-        ]
+        played[key] = [matches.submit(game_id, lineup, 1000 + match, level=level, match=match) for match in numbers]
     return played[key]
 
 
@@ -178,23 +149,14 @@ def tallies(jobs: list[Future[dict[str, Any]]]) -> tuple[list[float], list[float
     return [float(o["detail"]["cards_left"]) for o in outcomes], [1.0 if o["winners"] else 0.0 for o in outcomes]
 
 
-def cooperative(
-    pool: ProcessPoolExecutor,
-    results: Results,
-    played: Played,
-    game_id: str,
-    players: int,
-    level: int,
-    matches: range,
-    uncapped: bool,
-) -> str:
+def cooperative(matches: Matches, played: Played, game_id: str, players: int, level: int, numbers: range) -> str:
     """A table row: level ``level`` in every seat of a cooperative game, and how it does against
     the level below on the same deals; on a line of its own, on how many deals it leaves fewer
     or more cards and beats or loses a game the other does not. Cards left vary far more from
     deal to deal than from level to level, so the difference deal by deal tells two levels
     apart where their means over the same deals do not."""
-    jobs = deals(pool, results, played, game_id, players, level, matches, uncapped)
-    below = deals(pool, results, played, game_id, players, level - 1, matches, uncapped) if level > 1 else []
+    jobs = deals(matches, played, game_id, players, level, numbers)
+    below = deals(matches, played, game_id, players, level - 1, numbers) if level > 1 else []
     left, won = tallies(jobs)
     seconds = statistics.fmean(job.result()["seconds"] for job in jobs)
     fewer = more = "–"
@@ -212,7 +174,7 @@ def cooperative(
             f"loses {sum(mine < theirs for _, _, mine, theirs in pairs)} that it beats"
         )
     return (
-        f"| {game_id} | {players} | level{level} | {len(matches)} | {interval(left)} | {interval(won)} | "
+        f"| {game_id} | {players} | level{level} | {len(numbers)} | {interval(left)} | {interval(won)} | "
         f"{fewer} | {more} | {seconds:.1f} |{counts}"
     )
 
@@ -229,13 +191,13 @@ def main() -> None:
     parser.add_argument("--results", type=Path, help="append each match to this file as a JSON line when it ends")
     args = parser.parse_args()
     levels = [int(level) for level in args.levels.split(",")]
-    matches = range(args.first_match, args.first_match + args.matches)
+    numbers = range(args.first_match, args.first_match + args.matches)
     played: Played = {}
     with (
         ProcessPoolExecutor(args.workers) as pool,
         args.results.open("a") if args.results else contextlib.nullcontext() as out,
     ):
-        results = Results(out)
+        matches = Matches(pool, out, args.uncapped)
         for game_id in args.games.split(","):
             game = get_game(game_id)
             counts = [int(p) for p in args.players.split(",")] if args.players else None
@@ -247,12 +209,9 @@ def main() -> None:
                         print(f"| {game_id} | {players} | level{level} | – | no sampler on this tree | | |")
                         continue
                     if game.cooperative:
-                        print(
-                            cooperative(pool, results, played, game_id, players, level, matches, args.uncapped),
-                            flush=True,
-                        )
+                        print(cooperative(matches, played, game_id, players, level, numbers), flush=True)
                     elif level > 1:
-                        print(duel(pool, results, game_id, players, level, matches, args.uncapped), flush=True)
+                        print(duel(matches, game_id, players, level, numbers), flush=True)
 
 
 if __name__ == "__main__":
