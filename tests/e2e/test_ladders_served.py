@@ -2,8 +2,8 @@
 two heuristic, four random, one that never answers and one that answers illegal actions, on
 ``referee serve`` for a bounded time, and on two gunicorn nodes sharing Redis with ``kill -9``
 of the node holding the pairing lease. The heuristic bots end above the random ones, the
-faulty ones are suspended with their reasons, every finished match was rated once and no bot
-ever played two matches at once."""
+faulty ones are suspended with their reasons, no other bot is charged with a disconnection,
+every finished match was rated once and no bot ever played two matches at once."""
 
 from __future__ import annotations
 
@@ -57,17 +57,14 @@ def kinds() -> list[tuple[str, list[str]]]:
 
 
 def create_ladder(url: str, ladder_id: str) -> None:
-    """Through ``referee ladder create``, as an operator would. Three seconds a decision: a
-    bridged heuristic bot answers in milliseconds on a quiet machine, but on two loaded cores
-    (the whole suite running beside it) a bridge's round trip passed one second, the heuristic
-    bot lost on time, and a random bot outrated it; the silent bot's two timeouts cost six."""
+    """Through ``referee ladder create``, as an operator would."""
     done = subprocess.run(
         [str(BIN / "referee"), "ladder", "create", "--url", url, "--id", ladder_id, "--game", GAME]
         + [
             "--players",
             "2",
             "--time-control",
-            "per_decision_s=3",
+            "per_decision_s=1",
             "--fault-threshold",
             "2",
             "--provisional-games",
@@ -117,10 +114,12 @@ def play_on(client: WireClient, ladder_id: str, names: dict[str, str], seconds: 
 
 
 def settle(client: WireClient, ladder_id: str) -> None:
-    """Pause the ladder and wait for its last matches to end and be rated (the bridges are
-    gone: their clocks end them), so the leaderboard and the list of finished matches are
-    read from the same standings; while it plays on, a match rated between the two reads
-    would count in one and not in the other."""
+    """Pause the ladder and wait for its last matches to end and be rated, so the
+    leaderboard and the list of finished matches are read from the same standings; while it
+    plays on, a match rated between the two reads would count in one and not in the other.
+    Called while the bridges still play: were they gone, the clock would end the matches
+    under way, and a heuristic bot losing its last match to a random one by disconnection
+    could leave that random bot rated above it."""
     paused = client.post(f"/v1/ladders/{ladder_id}/pause", headers=auth(ADMIN))
     assert paused.status_code == 200, paused.data
     deadline = time.monotonic() + 60
@@ -129,16 +128,26 @@ def settle(client: WireClient, ladder_id: str) -> None:
         time.sleep(0.5)
 
 
+def standings(board: dict[str, Any], names: dict[str, str]) -> list[tuple[Any, ...]]:
+    """The board in a line per bot, for a failing assertion: kind, rating, mu, sigma, games,
+    wins and faults."""
+    return [
+        (names.get(r["bot"]), r["rating"], r["mu"], r["sigma"], r["games"], r["wins"], r["faults"])
+        for r in board["rows"]
+    ]
+
+
 def check_outcome(client: WireClient, ladder_id: str, names: dict[str, str]) -> list[dict[str, Any]]:
     """The ladder's end state as the issue asks for it, once it has settled; its finished
     matches."""
-    settle(client, ladder_id)
     board = client.get(f"/v1/ladders/{ladder_id}/leaderboard").get_json()
     rows = {row["bot"]: row for row in board["rows"]}
     by_kind = {kind: [rows[n] for n, k in names.items() if k == kind] for kind in LINE_UP}
     worst_heuristic = min(r["rating"] for r in by_kind["heuristic"])
     best_random = max(r["rating"] for r in by_kind["random"])
-    assert worst_heuristic > best_random, board  # the board shows each bot's faults
+    assert worst_heuristic > best_random, standings(board, names)
+    connected = by_kind["heuristic"] + by_kind["random"]
+    assert not any("disconnected" in row["faults"] for row in connected), standings(board, names)
     (silent,), (illegal,) = by_kind["silent"], by_kind["illegal"]
     assert silent["suspended"] and "timeout" in silent["suspended"] and silent["faults"]["timeout"] >= 2
     assert illegal["suspended"] and "illegal_action" in illegal["suspended"]
@@ -172,6 +181,7 @@ def test_a_ladder_on_referee_serve_ranks_the_bots_and_suspends_the_faulty(tmp_pa
         names = {name: kind for (name, _, _), (kind, _) in zip(bots, kinds(), strict=True)}
         with bridged(tmp_path, url, bots):
             play_on(server.client, "duel", names, 40)
+            settle(server.client, "duel")
         finished = check_outcome(server.client, "duel", names)
         exported_every_replay(url, "duel", finished, tmp_path)
         profile = server.client.get(f"/v1/bots/{next(iter(names))}").get_json()
@@ -232,6 +242,7 @@ def test_pairing_moves_to_the_other_node_when_the_lease_holder_is_killed(redis_u
             taken_over_s = time.monotonic() - killed_at
             assert lease_holder(redis_url) not in (first, None) and taken_over_s < 6, taken_over_s
             play_on(other.client, ladder_id, names, 25)
+            settle(other.client, ladder_id)
         finished = check_outcome(other.client, ladder_id, names)
         assert len(finished) > before + 5, "pairing went on after the kill"
     finally:
