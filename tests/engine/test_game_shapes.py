@@ -10,17 +10,13 @@ from typing import Any
 
 import orjson
 import pytest
-from jsonschema import Draft202012Validator
+from jsonschema_rs import Draft202012Validator
 
 from schemas.game_types import game_prefix
 from service.engine import Game, Rng
 from service.games import games
 from service.server.cli import spec_bytes
 
-VARIANTS_PER_PLAYER_COUNT = 2
-"""The default options, then one other option value (the suite's time stays bounded)."""
-VIEW_EVERY = 10
-"""Views are checked every this many moves, and at the end."""
 MAX_STEPS = 4_000
 
 
@@ -30,6 +26,8 @@ def spec() -> dict[str, Any]:
 
 
 def validator(name: str) -> Draft202012Validator:
+    """jsonschema-rs: the same verdicts as the pure-Python jsonschema, a hundred times faster on
+    these views (their checks were 30 of this module's 34 s)."""
     return Draft202012Validator({"$ref": f"#/components/schemas/{name}", "components": spec()["components"]})
 
 
@@ -69,15 +67,14 @@ def test_what_the_engine_produces_fits_the_published_types(game_id: str) -> None
     actions_seen: set[bytes] = set()
     events_seen: set[bytes] = set()
     for players in sorted({game.min_players, game.max_players}):
-        for number, options in enumerate(option_variants(game, players)[:VARIANTS_PER_PLAYER_COUNT]):
+        for number, options in enumerate(option_variants(game, players)):
             chooser = random.Random(f"{game_id}/{players}/{number}")
             rng = Rng(bytes([players, number]) * 16)
             state = game.setup(players, game.resolve_options(players, options), rng)
-            for step in range(MAX_STEPS):
+            for _ in range(MAX_STEPS):
                 to_act = game.to_act(state)
-                if step % VIEW_EVERY == 0 or not to_act:
-                    for viewer in [None, *range(players)]:
-                        view.validate(game.view(state, viewer))
+                for viewer in [None, *range(players)]:
+                    view.validate(game.view(state, viewer))
                 if not to_act:
                     break
                 seat = chooser.choice(to_act)
