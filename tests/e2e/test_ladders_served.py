@@ -1,9 +1,10 @@
 """A ladder against real servers, with real bridges (``referee bot connect``): eight bots,
 two heuristic, four random, one that never answers and one that answers illegal actions, on
-``referee serve`` for a bounded time, and on two gunicorn nodes sharing Redis with ``kill -9``
-of the node holding the pairing lease. The heuristic bots end above the random ones, the
-faulty ones are suspended with their reasons, no other bot is charged with a disconnection,
-every finished match was rated once and no bot ever played two matches at once."""
+``referee serve`` until each has played ten games, and on two gunicorn nodes sharing Redis
+with ``kill -9`` of the node holding the pairing lease. The heuristic bots end above the random
+ones, the faulty ones are suspended with their reasons, no other bot is charged with a
+disconnection, every finished match was rated once and no bot ever played two matches at
+once."""
 
 from __future__ import annotations
 
@@ -99,18 +100,23 @@ def bridged(tmp_path: Path, url: str, bots: list[tuple[str, str, list[str]]]) ->
         ]
 
 
-def play_on(client: WireClient, ladder_id: str, names: dict[str, str], seconds: float, games: int = 10) -> None:
-    """Let the ladder play ``seconds``, and on until every heuristic and random bot has
-    ``games`` rated games (at most two minutes more): the rating order is only asked of bots
-    that have played enough, however fast the machine plays."""
-    time.sleep(seconds)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
+def play_on(client: WireClient, ladder_id: str, names: dict[str, str], games: int = 10) -> None:
+    """Let the ladder play until every heuristic and random bot has ``games`` more rated games
+    (at most three minutes): the rating order is only asked of bots that have played enough,
+    however fast the machine plays."""
+
+    def played() -> dict[str, int]:
         rows = client.get(f"/v1/ladders/{ladder_id}/leaderboard").get_json()["rows"]
-        played = {row["bot"]: row["games"] for row in rows}
-        if all(played.get(name, 0) >= games for name, kind in names.items() if kind in ("heuristic", "random")):
+        return {row["bot"]: row["games"] for row in rows}
+
+    start = played()
+    wanted = {name: start.get(name, 0) + games for name, kind in names.items() if kind in ("heuristic", "random")}
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        now = played()
+        if all(now.get(name, 0) >= count for name, count in wanted.items()):
             return
-        time.sleep(2)
+        time.sleep(1)
 
 
 def settle(client: WireClient, ladder_id: str) -> None:
@@ -180,7 +186,7 @@ def test_a_ladder_on_referee_serve_ranks_the_bots_and_suspends_the_faulty(tmp_pa
         bots = [(*register_and_join(server.client, "duel", kind), command) for kind, command in kinds()]
         names = {name: kind for (name, _, _), (kind, _) in zip(bots, kinds(), strict=True)}
         with bridged(tmp_path, url, bots):
-            play_on(server.client, "duel", names, 40)
+            play_on(server.client, "duel", names)
             settle(server.client, "duel")
         finished = check_outcome(server.client, "duel", names)
         exported_every_replay(url, "duel", finished, tmp_path)
@@ -232,7 +238,7 @@ def test_pairing_moves_to_the_other_node_when_the_lease_holder_is_killed(redis_u
         bots = [(*register_and_join(other.client, ladder_id, kind), command) for kind, command in kinds()]
         names = {name: kind for (name, _, _), (kind, _) in zip(bots, kinds(), strict=True)}
         with bridged(tmp_path, url, bots):
-            time.sleep(15)
+            play_on(other.client, ladder_id, names, games=2)
             before = len(other.client.get(f"/v1/ladders/{ladder_id}/matches").get_json()["matches"])
             assert before > 0
             holder.kill()
@@ -241,7 +247,7 @@ def test_pairing_moves_to_the_other_node_when_the_lease_holder_is_killed(redis_u
                 time.sleep(0.1)
             taken_over_s = time.monotonic() - killed_at
             assert lease_holder(redis_url) not in (first, None) and taken_over_s < 6, taken_over_s
-            play_on(other.client, ladder_id, names, 25)
+            play_on(other.client, ladder_id, names, games=8)
             settle(other.client, ladder_id)
         finished = check_outcome(other.client, ladder_id, names)
         assert len(finished) > before + 5, "pairing went on after the kill"
