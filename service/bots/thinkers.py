@@ -16,6 +16,8 @@ decision is the same wherever it is made.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import random
 import subprocess
 import sys
@@ -25,8 +27,10 @@ from typing import Any
 
 import orjson
 
-from service.bots.registry import make_bot
+from service.bots.registry import HEURISTIC_BOTS, heuristic_bot, make_bot, sampler_of
 from service.engine import Action, View
+
+log = logging.getLogger("referee")
 
 
 class _Worker:
@@ -38,16 +42,30 @@ class _Worker:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
         )
+        self._ready = False
+
+    def wait_ready(self) -> None:
+        """Wait for the line the worker writes once it has imported every game's bots: a search
+        asked of it before would spend its seat's clock on the imports (a second or more on a
+        loaded machine, where a house seat lost its first decision on a one-second clock)."""
+        if not self._ready:
+            self._line()
+            self._ready = True
 
     def ask(self, request: dict[str, Any]) -> Action:
-        assert self.process.stdin is not None and self.process.stdout is not None
+        assert self.process.stdin is not None
+        self.wait_ready()
         self.process.stdin.write(orjson.dumps(request) + b"\n")
         self.process.stdin.flush()
+        action: Action = orjson.loads(self._line())["action"]
+        return action
+
+    def _line(self) -> bytes:
+        assert self.process.stdout is not None
         line = self.process.stdout.readline()
         if not line:
             raise RuntimeError(f"a search worker exited with status {self.process.wait()}")
-        action: Action = orjson.loads(line)["action"]
-        return action
+        return line
 
     def close(self) -> None:
         """End of input ends the worker; one that does not end at once is killed."""
@@ -74,12 +92,21 @@ class Thinkers:
         self._idle: list[_Worker] = []
 
     def start(self) -> None:
-        """Start every worker now rather than on first use: a worker takes a few tenths of a
-        second to start, which a house seat's first decision on a short clock cannot spare.
-        Call it in the process that will use them (after a server forks its workers)."""
+        """Start every worker now rather than on first use, and return once each is ready: a
+        worker takes a few tenths of a second to start (seconds on a loaded machine), which a
+        house seat's first decision on a short clock cannot spare. Call it in the process that
+        will use them (after a server forks its workers, before it serves)."""
         started = [_Worker() for _ in range(self.size)]
+        ready = []
+        for worker in started:
+            try:
+                worker.wait_ready()
+            except RuntimeError as exc:  # the server still serves; a search then starts its own
+                log.warning("%s", exc)
+                continue
+            ready.append(worker)
         with self._lock:
-            self._idle.extend(started)
+            self._idle.extend(ready)
 
     def choose(
         self, game_id: str, bot: str, view: View, legal: list[Action], seed: str, stop_at: float | None
@@ -110,7 +137,15 @@ class Thinkers:
 
 
 def _serve() -> None:
-    """The worker's loop: one request line in, one ``{"action": ...}`` line out, until end of input."""
+    """The worker's loop: once every game's bots are imported, a ``{"ready": true}`` line out;
+    then one request line in, one ``{"action": ...}`` line out, until end of input."""
+    for game_id in HEURISTIC_BOTS:
+        # A game whose bots do not load (its data missing) fails when a search of it is asked.
+        with contextlib.suppress(Exception):
+            heuristic_bot(game_id)
+            sampler_of(game_id)
+    sys.stdout.buffer.write(b'{"ready": true}\n')
+    sys.stdout.buffer.flush()
     for line in sys.stdin.buffer:
         request = orjson.loads(line)
         stop_at = request["stop_at"]

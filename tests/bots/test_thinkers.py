@@ -46,3 +46,16 @@ def test_a_decision_that_finds_every_worker_busy_until_its_stopping_point_is_tol
         thinkers.choose("esploratore", "level5", view, legal, "late", time.time() + 0.1)
     assert time.monotonic() - started < 0.5
     busy.join()
+
+
+def test_a_started_worker_has_its_bots_imported_before_the_first_decision() -> None:
+    """``start()`` returns once each worker has imported every game's bots (about 0.3 s on a
+    quiet machine, seconds on a loaded one, where a house seat on a one-second clock lost its
+    match's first decision to them): a decision with no time left to search, which plays the
+    level-2 move, then takes milliseconds."""
+    view, legal = a_choice("the-game", 2)
+    thinkers = Thinkers(1)
+    thinkers.start()
+    started = time.monotonic()
+    thinkers.choose("the-game", "level5", view, legal, "seed", time.time())
+    assert time.monotonic() - started < 0.15
