@@ -4,8 +4,9 @@ A gunicorn gevent worker serves every request from one thread: a CPU-bound searc
 (a greenlet never yields while it computes) holds up every other request of that worker for
 the whole search, up to a second at level 5; gevent's pool of real threads would not help
 much either, since the search holds the GIL. So each server process keeps a few long-lived
-worker processes (``python -m service.bots.thinkers``, started on first use) and hands each
-search to an idle one over a pipe, one JSON line each way. The greenlet that asked waits on
+worker processes (``python -m service.bots.thinkers``, started before the server process
+serves, or on first use) and hands each search to an idle one over a pipe, one JSON line each
+way. The greenlet that asked waits on
 the pipe, which gevent turns into a wait on its hub, so the worker's other requests go on.
 At most ``size`` searches run at once; further ones queue for a worker, and their time on the
 clock runs meanwhile (the worker is told when to stop, as a point in time).
