@@ -33,9 +33,9 @@ class FakeNow:
 
 @pytest.fixture(scope="module")
 def validator() -> Draft202012Validator:
-    """jsonschema-rs, not jsonschema: it does not read OpenAPI's ``discriminator``, so it checks
-    every entry of a long match against all five games' variants of ``Replay``'s ``oneOf``,
-    which took the pure-Python validator 18 s for a Viaggio replay."""
+    """jsonschema-rs, not jsonschema. Neither reads OpenAPI's ``discriminator``, so every entry of
+    a long match is checked against all five games' variants of ``Replay``'s ``oneOf``: 18 s for
+    a Viaggio replay with the pure-Python validator, about 2 s with this one."""
     spec = orjson.loads(COMMITTED.read_bytes())
     return Draft202012Validator({"$ref": "#/components/schemas/Replay", "components": spec["components"]})
 
