@@ -37,6 +37,7 @@ from service.errors import TooMany
 from service.live.bot_events import BotFollower, Presence
 from service.live.feeds import Feed
 from service.live.slots import Slot, StreamSlots
+from service.live.waiting import WaitingRequests
 from service.store import StoredEvent
 
 blp = Blueprint(
@@ -60,9 +61,15 @@ class BotEventStream(EventStream):
     the bot's events for frames and its presence kept while it runs."""
 
     def __init__(
-        self, follower: BotFollower, presence: Presence, heartbeat: float, slot: Slot, sock: Any | None = None
+        self,
+        follower: BotFollower,
+        presence: Presence,
+        heartbeat: float,
+        slot: Slot,
+        waiting: WaitingRequests,
+        sock: Any | None = None,
     ) -> None:
-        super().__init__(follower, heartbeat, slot, sock)  # type: ignore[arg-type]  # a BotFollower stops and closes as a Follower does; its frames come from events()
+        super().__init__(follower, heartbeat, slot, waiting, sock)  # type: ignore[arg-type]  # a BotFollower stops and closes as a Follower does; its frames come from events()
         self._bot_follower = follower
         self._presence = presence
 
@@ -123,7 +130,8 @@ def events() -> Any:
     except BaseException:
         slot.give_back()
         raise
-    body = BotEventStream(follower, presence, heartbeat, slot, socket_of(request.environ))
+    waiting: WaitingRequests = current_app.extensions["waiting_requests"]
+    body = BotEventStream(follower, presence, heartbeat, slot, waiting, socket_of(request.environ))
     return Response(
         body,
         mimetype="text/event-stream",
@@ -145,13 +153,16 @@ def next_event(query: dict[str, Any]) -> Response:
     after = int(query["after"]) if "after" in query else None
     feed: Feed = current_app.extensions["feed"]
     follower = BotFollower.open(_accounts().store, feed, bot.key, after)
+    waiting: WaitingRequests = current_app.extensions["waiting_requests"]
+    waiting.add(follower.stop)
     deadline = time.monotonic() + query["wait"]
     try:
         ready = follower.next_events()
-        while not ready and (left := deadline - time.monotonic()) > 0:
+        while not ready and not follower.stopped and (left := deadline - time.monotonic()) > 0:
             follower.wait(left)
             ready = follower.next_events()
     finally:
+        waiting.discard(follower.stop)
         follower.close()
     if not ready:
         return Response(status=204)

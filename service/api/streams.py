@@ -2,8 +2,8 @@
 
 Everything that can go wrong with the request is answered before the stream starts, as
 problem+json (unknown match, bad credentials, a bad ``Last-Event-ID``, no free stream slot);
-after that the answer is ``200 text/event-stream`` and only ends with the match, or when the
-client leaves. Each event is written as::
+after that the answer is ``200 text/event-stream`` and only ends with the match, when the
+client leaves, or when the server stops (the client reconnects with ``Last-Event-ID``). Each event is written as::
 
     id: <version>
     event: version
@@ -30,6 +30,7 @@ from service.api.problems import BadRequest, Unavailable
 from service.live.feeds import Feed
 from service.live.followers import Follower, LiveMatches
 from service.live.slots import Slot, StreamSlots
+from service.live.waiting import WaitingRequests
 from service.tokens import hash_seat_token, parse_number
 
 blp = Blueprint(
@@ -51,13 +52,18 @@ class EventStream:
     """The body of a stream answer: SSE frames from a follower. The server calls
     :meth:`close` when the answer ends, also when the client left before the first frame
     (a generator that never started would not run its cleanup). With the connection's
-    socket, the stream ends as soon as its client hangs up (:mod:`service.api.hang_ups`)."""
+    socket, the stream ends as soon as its client hangs up (:mod:`service.api.hang_ups`);
+    and it ends at once when the worker stops (:mod:`service.live.waiting`)."""
 
-    def __init__(self, follower: Follower, heartbeat: float, slot: Slot, sock: Any | None = None) -> None:
+    def __init__(
+        self, follower: Follower, heartbeat: float, slot: Slot, waiting: WaitingRequests, sock: Any | None = None
+    ) -> None:
         self._follower = follower
         self._heartbeat = heartbeat
         self._slot = slot
+        self._waiting = waiting
         self._watch = HangUpWatch(sock, follower.stop) if sock is not None else None
+        waiting.add(follower.stop)
 
     def __iter__(self) -> Iterator[bytes]:
         yield OPENED
@@ -71,6 +77,7 @@ class EventStream:
             yield HEARTBEAT if frame is None else b"id: %d\nevent: version\ndata: %s\n\n" % (frame.version, frame.data)
 
     def close(self) -> None:
+        self._waiting.discard(self._follower.stop)
         if self._watch is not None:
             self._watch.stop()
         self._follower.close()
@@ -120,7 +127,8 @@ def last_event_id(what: str = "a version: a whole number") -> int | None:
     content_type="text/event-stream",
     description="Server-sent events, one per version from the current one on (or from `Last-Event-ID`): "
     "`id: <version>`, `event: version`, `data:` a `StreamEvent` as JSON; a `: keep-alive` comment after "
-    "each heartbeat interval (15 s) without news. The stream ends after the match's final version.",
+    "each heartbeat interval (15 s) without news. The stream ends after the match's final version, or when "
+    "the server stops (reconnect with `Last-Event-ID`).",
     headers={"Cache-Control": "Stream-Cache-Control", "X-Accel-Buffering": "X-Accel-Buffering"},
     example=examples.STREAM,
 )
@@ -157,7 +165,8 @@ def stream(match_id: str) -> Any:
     if follower is None:
         slot.give_back()
         return Response(status=204, headers={"Cache-Control": "no-store"})
-    body = EventStream(follower, current_app.config["REFEREE_STREAM_HEARTBEAT"], slot, socket_of(request.environ))
+    heartbeat, waiting = current_app.config["REFEREE_STREAM_HEARTBEAT"], current_app.extensions["waiting_requests"]
+    body = EventStream(follower, heartbeat, slot, waiting, socket_of(request.environ))
     return Response(
         body,
         mimetype="text/event-stream",

@@ -107,9 +107,13 @@ class BotFollower:
                 yield None
 
     def stop(self) -> None:
-        """Ask :meth:`events` to end (the client hung up)."""
+        """Ask :meth:`events` to end (the client hung up, or the server stops)."""
         self._stopped.set()
         self._subscription.wake()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopped.is_set()
 
     def close(self) -> None:
         self._subscription.close()

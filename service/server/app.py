@@ -43,6 +43,7 @@ from service.live.feeds import open_feed
 from service.live.followers import LiveMatches
 from service.live.slots import StreamSlots
 from service.live.sweeper import Sweeper
+from service.live.waiting import WaitingRequests
 from service.match import Match, Snapshot
 from service.referee import Referee
 from service.replay.document import ReplaySigner
@@ -153,6 +154,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["feed"] = open_feed(store, account_store)
     app.extensions["live_matches"] = LiveMatches(referee)
     app.extensions["stream_slots"] = StreamSlots(settings.stream_limit, on_drained=give_back_memory)
+    app.extensions["waiting_requests"] = WaitingRequests()
     # Built here, started by the server once the worker runs (service/server/gunicorn_conf.py), never
     # by the factory itself: tests and tools build apps without background threads.
     app.extensions["sweeper"] = (

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from gunicorn.workers.base import Worker
 
     from service.api.sockets import SocketLane
+    from service.live.waiting import WaitingRequests
 
 # prometheus_client decides at import time whether its values live in this process or in
 # files shared by every worker, so the folder must be set before anything imports it.
@@ -126,17 +127,19 @@ def post_worker_init(worker: Worker) -> None:
     sweeper = app.extensions.get("sweeper")
     if sweeper is not None:
         sweeper.start()
-    gevent.spawn(_close_sockets_on_stop, worker, app.extensions["seat_sockets"])
+    gevent.spawn(_end_connections_on_stop, worker, app.extensions["seat_sockets"], app.extensions["waiting_requests"])
 
 
-def _close_sockets_on_stop(worker: Worker, sockets: SocketLane) -> None:
+def _end_connections_on_stop(worker: Worker, sockets: SocketLane, waiting: WaitingRequests) -> None:
     """Once the worker is told to stop (``SIGTERM``: it stops accepting and waits up to
-    ``graceful_timeout`` for its connections to end), close its seats' sockets with 1001, as
-    gunicorn checks whether it still runs: a socket would otherwise hold the worker for the
-    whole timeout and then be cut without a close frame."""
+    ``graceful_timeout`` for its connections to end), close its seats' sockets with 1001 and
+    end its event streams and long polls, as gunicorn checks whether it still runs: each would
+    otherwise hold the worker for the whole timeout and then be cut mid-frame. Their clients
+    reconnect to whichever server answers next."""
     while worker.alive:
         gevent.sleep(1.0)
     sockets.going_away()
+    waiting.end_all()
 
 
 def child_exit(server: Arbiter, worker: Worker) -> None:

@@ -4,8 +4,12 @@ what its seat (or a spectator) may see, and hears heartbeats."""
 
 from __future__ import annotations
 
+import os
 import random
+import signal
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -150,3 +154,31 @@ def test_heartbeats_keep_an_idle_stream_alive(tmp_path) -> None:
             while (item := stream.next(timeout=2)) == Comment("keep-alive"):
                 pass
             assert isinstance(item, Event) and item.data["version"] == reached
+
+
+def test_a_stopping_server_ends_its_streams_and_long_polls_at_once(tmp_path) -> None:
+    """``SIGTERM`` (a deploy, a scale-down): the worker ends a match stream, a bot's event
+    stream and a bot's long poll cleanly within a second or so, and exits well before its
+    graceful timeout (10 s) would have cut them; the clients reconnect elsewhere."""
+    env = {**QUIET, "REFEREE_DB_PATH": str(tmp_path / "m.sqlite3"), "REFEREE_REGISTER_LIMIT": ""}
+    server = start_serve(env, tmp_path / "serve.log")
+    try:
+        match = MatchClient.create(server.client, "esploratore", 2)
+        key = server.client.post("/v1/bots", json={"name": "stopping"}).get_json()["key"]
+        with (
+            stream_of(server, match) as spectator,
+            EventStream(server.client.base_url, "/v1/bots/me/events", auth(key)) as bot_events,
+            ThreadPoolExecutor(1) as pool,
+        ):
+            assert isinstance(spectator.next(), Event) and bot_events.status == 200
+            long_poll = pool.submit(server.client.get, "/v1/bots/me/next?wait=60&after=0", headers=auth(key))
+            time.sleep(0.5)  # the poll is waiting
+            os.kill(server.proc.pid, signal.SIGTERM)
+            asked = time.monotonic()
+            assert spectator.rest(timeout=8) == [] and bot_events.rest(timeout=8) == []
+            assert long_poll.result(timeout=8).status_code == 204
+            assert time.monotonic() - asked < 5
+        assert server.proc.wait(15) == 0
+        assert time.monotonic() - asked < 8, "the worker waited for its graceful timeout"
+    finally:
+        server.kill()
