@@ -52,6 +52,7 @@ if _OWN_METRICS_DIR:
 from service.api.observability import configure_logging  # noqa: E402
 from service.cache import node as node_cache  # noqa: E402
 from service.server.config import ConfigError, ServerSettings, Settings  # noqa: E402
+from service.server.worker import RefereeWorker  # noqa: E402
 
 configure_logging()
 try:
@@ -65,13 +66,17 @@ os.environ["REFEREE_SECRET"] = _settings.secret.decode()
 
 bind = _server.bind
 workers = _server.workers
-worker_class = "gevent"
+worker_class = "service.server.worker.RefereeWorker"  # gunicorn's gevent worker, quicker to stop
 worker_connections = _server.worker_connections
 # A bot keeps its connection between moves (docs/connections.md): 5 s of silence before the
 # worker closes it, which also bounds how long a kept connection may take to send its next
 # request's head (gunicorn's gevent worker times the whole wait), so slow clients gain nothing.
 keepalive = 5
 graceful_timeout = 10
+#: How often a worker looks whether it was told to stop, and how long it then leaves a request
+#: on its way in to be read before it lets go of its idle connections.
+STOP_POLL_S = 0.25
+IDLE_GRACE_S = 0.25
 accesslog = None
 
 # One match cache for the node, mapped here before the workers fork (service/cache/node.py).
@@ -127,19 +132,26 @@ def post_worker_init(worker: Worker) -> None:
     sweeper = app.extensions.get("sweeper")
     if sweeper is not None:
         sweeper.start()
-    gevent.spawn(_end_connections_on_stop, worker, app.extensions["seat_sockets"], app.extensions["waiting_requests"])
+    sockets, waiting = app.extensions["seat_sockets"], app.extensions["waiting_requests"]
+    gevent.spawn(_end_connections_on_stop, worker, sockets, waiting)
 
 
 def _end_connections_on_stop(worker: Worker, sockets: SocketLane, waiting: WaitingRequests) -> None:
     """Once the worker is told to stop (``SIGTERM``: it stops accepting and waits up to
-    ``graceful_timeout`` for its connections to end), close its seats' sockets with 1001 and
-    end its event streams and long polls, as gunicorn checks whether it still runs: each would
-    otherwise hold the worker for the whole timeout and then be cut mid-frame. Their clients
-    reconnect to whichever server answers next."""
+    ``graceful_timeout`` for its connections to end), close its seats' sockets with 1001, end
+    its event streams and long polls, and let go of its connections idle between requests:
+    each would otherwise hold the worker for the whole timeout (a kept connection for its
+    keep-alive wait) and a stream would then be cut mid-frame. Their clients reconnect to
+    whichever server answers next. A request on its way in when the stop came is read and
+    answered first: idle connections are let go of ``IDLE_GRACE_S`` later, and again until the
+    worker exits."""
     while worker.alive:
-        gevent.sleep(1.0)
+        gevent.sleep(STOP_POLL_S)
     sockets.going_away()
     waiting.end_all()
+    while isinstance(worker, RefereeWorker):  # gunicorn -k gevent runs gunicorn's own
+        gevent.sleep(IDLE_GRACE_S)
+        worker.let_go_of_idle()
 
 
 def child_exit(server: Arbiter, worker: Worker) -> None:

@@ -4,6 +4,7 @@ what its seat (or a spectator) may see, and hears heartbeats."""
 
 from __future__ import annotations
 
+import http.client
 import os
 import random
 import signal
@@ -12,6 +13,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -156,15 +158,19 @@ def test_heartbeats_keep_an_idle_stream_alive(tmp_path) -> None:
             assert isinstance(item, Event) and item.data["version"] == reached
 
 
-def test_a_stopping_server_ends_its_streams_and_long_polls_at_once(tmp_path) -> None:
+def test_a_stopping_server_ends_its_streams_long_polls_and_idle_connections_at_once(tmp_path) -> None:
     """``SIGTERM`` (a deploy, a scale-down): the worker ends a match stream, a bot's event
-    stream and a bot's long poll cleanly within a second or so, and exits well before its
-    graceful timeout (10 s) would have cut them; the clients reconnect elsewhere."""
+    stream and a bot's long poll cleanly, and closes a kept connection idle between two
+    requests, within a second or so; it exits well before its graceful timeout (10 s) would
+    have cut them, or the keep-alive wait (5 s) run out. The clients reconnect elsewhere."""
     env = {**QUIET, "REFEREE_DB_PATH": str(tmp_path / "m.sqlite3"), "REFEREE_REGISTER_LIMIT": ""}
-    server = start_serve(env, tmp_path / "serve.log")
+    server = start_serve(env, tmp_path / "serve.log", workers=1)
     try:
         match = MatchClient.create(server.client, "esploratore", 2)
         key = server.client.post("/v1/bots", json={"name": "stopping"}).get_json()["key"]
+        kept = http.client.HTTPConnection("127.0.0.1", urlsplit(server.client.base_url).port, timeout=8)
+        kept.request("GET", "/healthz")
+        assert kept.getresponse().read() and kept.sock is not None  # answered, and kept open
         with (
             stream_of(server, match) as spectator,
             EventStream(server.client.base_url, "/v1/bots/me/events", auth(key)) as bot_events,
@@ -177,8 +183,9 @@ def test_a_stopping_server_ends_its_streams_and_long_polls_at_once(tmp_path) -> 
             asked = time.monotonic()
             assert spectator.rest(timeout=8) == [] and bot_events.rest(timeout=8) == []
             assert long_poll.result(timeout=8).status_code == 204
-            assert time.monotonic() - asked < 5
+            assert kept.sock.recv(1) == b"", "the idle connection was not closed"
+            assert time.monotonic() - asked < 4
         assert server.proc.wait(15) == 0
-        assert time.monotonic() - asked < 8, "the worker waited for its graceful timeout"
+        assert time.monotonic() - asked < 5, "the worker waited for a connection to end"
     finally:
         server.kill()
