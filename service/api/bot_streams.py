@@ -31,7 +31,7 @@ from service.api.bodies import Blueprint
 from service.api.bots import BOT_AUTH, bot_first, current_bot, no_store
 from service.api.hang_ups import socket_of
 from service.api.matches import json_response
-from service.api.streams import HEARTBEAT, EventStream, last_event_id, too_many_streams
+from service.api.streams import HEARTBEAT, EventStream, last_event_id, refuse_if_stopping, too_many_streams
 from service.challenges import event_data
 from service.errors import TooMany
 from service.live.bot_events import BotFollower, Presence
@@ -110,11 +110,15 @@ def _stream_allowed(bot: Bot) -> None:
 @blp.alt_response(400, response="BAD_REQUEST", description="`invalid_last_event_id`.")
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(429, response="TOO_MANY_REQUESTS", description="`too_many_bot_streams`.")
-@blp.alt_response(503, response="SERVICE_UNAVAILABLE", description="`too_many_streams`, `store_unavailable`.")
+@blp.alt_response(
+    503, response="SERVICE_UNAVAILABLE", description="`too_many_streams`, `server_stopping`, `store_unavailable`."
+)
 @blp.doc(operationId="streamBotEvents", security=BOT_AUTH, parameters=["Last-Event-ID", "last_event_id"])
 def events() -> Any:
     """The bot's events as they happen; the bot is online while a stream is open."""
     bot, after = current_bot(), last_event_id("an event id")
+    waiting: WaitingRequests = current_app.extensions["waiting_requests"]
+    refuse_if_stopping(waiting)
     _stream_allowed(bot)
     slots: StreamSlots = current_app.extensions["stream_slots"]
     slot = slots.take([f"addr:{request.remote_addr or 'unknown'}", f"bot:{bot.key}"])
@@ -130,7 +134,6 @@ def events() -> Any:
     except BaseException:
         slot.give_back()
         raise
-    waiting: WaitingRequests = current_app.extensions["waiting_requests"]
     body = BotEventStream(follower, presence, heartbeat, slot, waiting, socket_of(request.environ))
     return Response(
         body,
@@ -145,15 +148,17 @@ def events() -> Any:
 @blp.alt_response(204, description="No event came within `wait` seconds.")
 @blp.alt_response(400, response="BAD_REQUEST")
 @blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(503, response="SERVICE_UNAVAILABLE", description="`server_stopping`, `store_unavailable`.")
 @blp.doc(operationId="nextBotEvent", security=BOT_AUTH)
 def next_event(query: dict[str, Any]) -> Response:
     """The bot's next event after `after` (without it: its first pending event, else the next
     one to come), or 204 after at most `wait` seconds."""
     bot = current_bot()
     after = int(query["after"]) if "after" in query else None
+    waiting: WaitingRequests = current_app.extensions["waiting_requests"]
+    refuse_if_stopping(waiting)
     feed: Feed = current_app.extensions["feed"]
     follower = BotFollower.open(_accounts().store, feed, bot.key, after)
-    waiting: WaitingRequests = current_app.extensions["waiting_requests"]
     waiting.add(follower.stop)
     deadline = time.monotonic() + query["wait"]
     try:

@@ -57,6 +57,8 @@ API_CODES: Mapping[str, str] = MappingProxyType(
         "websocket_required": "The match's socket route takes only a WebSocket upgrade request (HTTP 426).",
         "too_many_streams": "This server holds as many streams as it may, or the caller (its address, or its "
         "seat token) holds as many as it has free; retry after `Retry-After`.",
+        "server_stopping": "This server is stopping (a deploy, a scale-down) and opens no more streams or long "
+        "polls; retry after `Retry-After`, here or on another node.",
         "admin_token_required": "This server registers bots only with its admin token as the bearer (HTTP 401).",
         "name_taken": "A bot of this name exists already, in any case (HTTP 409).",
         "unknown_bot_key": "The bearer is no bot's current key: unknown, rotated, or its bot retired (HTTP 401).",

@@ -145,12 +145,15 @@ def last_event_id(what: str = "a version: a whole number") -> int | None:
     response="SERVICE_UNAVAILABLE",
     description="`too_many_streams`: this server holds as many streams as it may, or the caller (its address, "
     "or its seat token) holds as many as the server has free; retry after `Retry-After`. "
+    "`server_stopping`: this server is stopping; retry here or on another node. "
     "`store_unavailable`: the store cannot be read now.",
 )
 @blp.doc(operationId="streamMatch", parameters=["Last-Event-ID", "last_event_id"])
 def stream(match_id: str) -> Any:
     """Follow a match live as the caller's seat (or a spectator) sees it: one event per version."""
     bearer, after = bearer_token(), last_event_id()
+    waiting: WaitingRequests = current_app.extensions["waiting_requests"]
+    refuse_if_stopping(waiting)
     slots: StreamSlots = current_app.extensions["stream_slots"]
     slot = slots.take(stream_clients(bearer))
     if slot is None:
@@ -165,13 +168,23 @@ def stream(match_id: str) -> Any:
     if follower is None:
         slot.give_back()
         return Response(status=204, headers={"Cache-Control": "no-store"})
-    heartbeat, waiting = current_app.config["REFEREE_STREAM_HEARTBEAT"], current_app.extensions["waiting_requests"]
+    heartbeat = current_app.config["REFEREE_STREAM_HEARTBEAT"]
     body = EventStream(follower, heartbeat, slot, waiting, socket_of(request.environ))
     return Response(
         body,
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no", "Vary": "Authorization"},
     )
+
+
+def refuse_if_stopping(waiting: WaitingRequests) -> None:
+    """A worker told to stop opens no more streams or long polls: it would end each at once,
+    and a client reconnecting at once would come back to it in a loop until its listener
+    closes, up to a second later."""
+    if waiting.ending:
+        raise Unavailable(
+            "server_stopping", "This server is stopping; retry shortly, here or on another node.", retry_after=1
+        )
 
 
 def too_many_streams() -> Unavailable:

@@ -9,6 +9,7 @@ from typing import Any
 import orjson
 import pytest
 
+from tests.api.test_bots import register
 from tests.support.http import PROBLEM_JSON, MatchClient, auth
 from tests.support.replays import play_finished
 
@@ -149,3 +150,16 @@ def test_a_client_holds_fewer_streams_than_are_free_by_address_and_by_token(tmp_
     for response in greedy + seat + others:
         response.close()
     assert [open_stream(client, match, "10.0.0.1").status_code for _ in range(2)] == [200, 200]
+
+
+def test_a_stopping_worker_opens_no_stream_or_long_poll(client, app) -> None:
+    """Once the worker is told to stop, a stream or long poll it opened would be ended at once
+    and its client would come straight back: they are refused with a 503 to retry shortly."""
+    match = MatchClient.create(client, "the-game", 2)
+    _, key = register(client)
+    app.extensions["waiting_requests"].end_all()
+    for path in (f"{match.url}/stream", "/v1/bots/me/events", "/v1/bots/me/next?wait=5"):
+        answer = client.get(path, headers=auth(key) if "/bots/" in path else {})
+        assert answer.status_code == 503 and answer.mimetype == PROBLEM_JSON, path
+        assert answer.get_json()["code"] == "server_stopping" and answer.headers["Retry-After"] == "1", path
+    assert client.get(match.url).status_code == 200, "other requests are still answered"
