@@ -64,15 +64,18 @@ def start(variant: str | None) -> tuple[subprocess.Popen, int]:
         **dict(setting.split("=", 1) for setting in settings),
     }
     factory = "bench.ab_patches:create_app()" if "AB_WITHOUT" in env else "service:create_app()"
+    # A variant runs the worker its tree's configuration ships (a gevent worker); the bare
+    # endpoint runs gunicorn's own gevent worker.
     app, config = (
-        ("bench.bare_app:app", []) if variant is None else (factory, ["-c", "python:service.server.gunicorn_conf"])
+        ("bench.bare_app:app", WORKER_OPTIONS["gevent"])
+        if variant is None
+        else (factory, ["-c", "python:service.server.gunicorn_conf", "--worker-connections", "1000"])
     )
     command = [
         sys.executable,
         "-m",
         "gunicorn",
         *config,
-        *WORKER_OPTIONS["gevent"],
         "--bind",
         f"127.0.0.1:{port}",
         "--workers",

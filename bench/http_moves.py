@@ -271,10 +271,7 @@ def run_load(
     return result
 
 
-WORKER_OPTIONS = {
-    "gevent": ["-k", "service.server.worker.RefereeWorker", "--worker-connections", "1000"],  # as shipped
-    "sync": ["-k", "sync"],
-}
+WORKER_OPTIONS = {"gevent": ["-k", "gevent", "--worker-connections", "1000"], "sync": ["-k", "sync"]}
 LABELS = {
     "bare": "bare Flask: one Redis GET + SET",
     "referee": "referee: POST action (a move)",
