@@ -66,8 +66,9 @@ def house_action(game: Game, match: Match, seat: int, now_ms: int, thinkers: Thi
     On a timed match a search stops :data:`THINKING_MARGIN_MS` before the seat's deadline
     (``now_ms`` is the match clock's now). With ``thinkers`` a search runs in one of their
     worker processes rather than in this one (:mod:`service.bots.thinkers`); should none come
-    free before that point, the seat plays its level-2 move instead, which takes a
-    millisecond. The cheap levels 1 and 2 always decide here.
+    free before that point, or its answer not come shortly after it, the seat plays its
+    level-2 move instead, which takes a millisecond. The cheap levels 1 and 2 always decide
+    here.
     """
     name = match.house_bot(seat) or "random"
     within_s = _thinking_time_s(match, seat, now_ms)
@@ -78,7 +79,7 @@ def house_action(game: Game, match: Match, seat: int, now_ms: int, thinkers: Thi
         try:
             return thinkers.choose(game.id, name, view, legal, seed, stop_at)
         except NoThinkerInTime:
-            log.warning("no search worker came free in time in match %s: seat %d plays level 2", match.match_id, seat)
+            log.warning("no search worker answered in time in match %s: seat %d plays level 2", match.match_id, seat)
             name = "level2"
     return make_bot(game.id, name, within_s=within_s).choose(view, legal, random.Random(seed))
 

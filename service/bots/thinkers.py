@@ -9,7 +9,8 @@ serves, or on first use) and hands each search to an idle one over a pipe, one J
 way. The greenlet that asked waits on
 the pipe, which gevent turns into a wait on its hub, so the worker's other requests go on.
 At most ``size`` searches run at once; further ones queue for a worker, and their time on the
-clock runs meanwhile (the worker is told when to stop, as a point in time).
+clock runs meanwhile (the worker is told when to stop, as a point in time, and its caller waits
+for the answer only :data:`ANSWER_GRACE_S` past it).
 
 The worker chooses with ``random.Random(seed)`` exactly as the caller would in process, so a
 decision is the same wherever it is made.
@@ -20,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import random
+import select
 import subprocess
 import sys
 import threading
@@ -45,24 +47,31 @@ class _Worker:
         )
         self._ready = False
 
-    def wait_ready(self) -> None:
+    def wait_ready(self, until: float | None = None) -> None:
         """Wait for the line the worker writes once it has imported every game's bots: a search
         asked of it before would spend its seat's clock on the imports (a second or more on a
         loaded machine, where a house seat lost its first decision on a one-second clock)."""
         if not self._ready:
-            self._line()
+            self._line(until)
             self._ready = True
 
-    def ask(self, request: dict[str, Any]) -> Action:
+    def ask(self, request: dict[str, Any], until: float | None) -> Action:
+        """The ready worker's choice; :class:`NoThinkerInTime` when it has not answered by
+        ``until``, and the worker, whose answer may still come, can only be killed."""
         assert self.process.stdin is not None
-        self.wait_ready()
         self.process.stdin.write(orjson.dumps(request) + b"\n")
         self.process.stdin.flush()
-        action: Action = orjson.loads(self._line())["action"]
+        action: Action = orjson.loads(self._line(until))["action"]
         return action
 
-    def _line(self) -> bytes:
+    def _line(self, until: float | None = None) -> bytes:
         assert self.process.stdout is not None
+        if until is not None:
+            # A select on the pipe (gevent's, in a server worker: the greenlet waits, the others
+            # go on); each answer is one whole line, so nothing is left in the reader's buffer.
+            readable, _, _ = select.select([self.process.stdout], [], [], max(0.0, until - time.time()))
+            if not readable:
+                raise NoThinkerInTime
         line = self.process.stdout.readline()
         if not line:
             raise RuntimeError(f"a search worker exited with status {self.process.wait()}")
@@ -75,12 +84,24 @@ class _Worker:
         try:
             self.process.wait(1.0)
         except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+            self.kill()
+
+    def kill(self) -> None:
+        """Stop the worker now (it may be in the middle of a search)."""
+        self.process.kill()
+        self.process.wait()
+
+
+ANSWER_GRACE_S = 0.1
+"""How long after a search's stopping point its caller waits for the answer (the worker stops
+searching then and answers in a millisecond) before it takes the worker for stuck, starved of
+the CPU on an overloaded machine: the rest of the seat's thinking margin is left for the move
+the caller plays instead, and for committing it."""
 
 
 class NoThinkerInTime(Exception):
-    """Every worker stayed busy until the decision had to be made."""
+    """Every worker stayed busy until the decision had to be made, or the one asked did not
+    answer by then."""
 
 
 class Thinkers:
@@ -115,18 +136,29 @@ class Thinkers:
         """What bot ``bot`` of ``game_id`` chooses with ``random.Random(seed)``, thinking no
         later than ``stop_at`` (epoch seconds of this machine) when given.
 
-        :raises NoThinkerInTime: no worker came free before ``stop_at``.
+        :raises NoThinkerInTime: no worker came free before ``stop_at``, or ready, or answered
+            :data:`ANSWER_GRACE_S` after it (a worker starved of the CPU: it is killed).
         """
         request = {"game": game_id, "bot": bot, "view": view, "legal": legal, "seed": seed, "stop_at": stop_at}
         if not self._slots.acquire(timeout=None if stop_at is None else max(0.0, stop_at - time.time())):
             raise NoThinkerInTime
+        until = None if stop_at is None else stop_at + ANSWER_GRACE_S
         try:
             with self._lock:
                 worker = self._idle.pop() if self._idle else None
             if worker is None:
                 worker = _Worker()
             try:
-                action = worker.ask(request)
+                worker.wait_ready(until)
+            except NoThinkerInTime:  # still importing: ready for a later decision
+                with self._lock:
+                    self._idle.append(worker)
+                raise
+            try:
+                action = worker.ask(request, until)
+            except NoThinkerInTime:
+                worker.kill()
+                raise
             except BaseException:
                 worker.close()
                 raise

@@ -3,14 +3,17 @@ a decision must be made."""
 
 from __future__ import annotations
 
+import os
 import random
+import signal
+import subprocess
 import threading
 import time
 
 import pytest
 
 from service.bots.registry import make_bot
-from service.bots.thinkers import NoThinkerInTime, Thinkers
+from service.bots.thinkers import ANSWER_GRACE_S, NoThinkerInTime, Thinkers
 from service.engine import Rng
 from service.games import get_game
 
@@ -59,3 +62,28 @@ def test_a_started_worker_has_its_bots_imported_before_the_first_decision() -> N
     started = time.monotonic()
     thinkers.choose("the-game", "level5", view, legal, "seed", time.time())
     assert time.monotonic() - started < 0.15
+
+
+def worker_pids() -> list[int]:
+    """The search worker processes this process started and has not reaped (earlier tests'
+    included)."""
+    found = subprocess.run(["pgrep", "-P", str(os.getpid()), "-f", "service.bots.thinkers"], capture_output=True)
+    return [int(pid) for pid in found.stdout.split()]
+
+
+def test_a_worker_that_does_not_answer_in_time_is_killed_and_the_caller_told_so() -> None:
+    """A worker starved of the CPU (here stopped outright) would keep its caller past the seat's
+    deadline: the caller gives up shortly after the search's stopping point, in time to play
+    the level-2 move itself, and the next decision gets a fresh worker."""
+    view, legal = a_choice("the-game", 2)
+    thinkers, others = Thinkers(1), worker_pids()
+    thinkers.start()
+    (starved,) = set(worker_pids()) - set(others)
+    os.kill(starved, signal.SIGSTOP)
+    started = time.monotonic()
+    with pytest.raises(NoThinkerInTime):
+        thinkers.choose("the-game", "level5", view, legal, "seed", time.time() + 0.2)
+    assert time.monotonic() - started < 0.2 + ANSWER_GRACE_S + 0.1
+    assert starved not in worker_pids(), "the starved worker was killed"
+    chosen = thinkers.choose("the-game", "level3", view, legal, "seed", None)
+    assert chosen == make_bot("the-game", "level3").choose(view, legal, random.Random("seed"))
