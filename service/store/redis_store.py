@@ -74,7 +74,7 @@ from typing import Any, cast
 
 from redis.cluster import RedisCluster
 from redis.commands.core import Script
-from redis.exceptions import MovedError, NoScriptError, RedisError
+from redis.exceptions import AskError, MovedError, NoScriptError, RedisError, TryAgainError
 from redis.exceptions import ResponseError as RedisResponseError
 
 from service.store import redis_client
@@ -96,6 +96,12 @@ from service.store.direct import DirectConnections
 log = logging.getLogger("referee.store")
 
 _FAILURES = (RedisError, OSError)
+
+#: How often, and after what pause, a write answered ``TRYAGAIN`` (its match's keys split
+#: between two masters in the middle of a slot's move) is sent again before the store answers
+#: unavailable: a move of a match's few keys takes milliseconds.
+_TRY_AGAIN_RETRIES = 40
+_TRY_AGAIN_PAUSE_S = 0.025
 
 #: Creates the match unless its key exists; a second run of the same create (a retry, after
 #: a dropped reply or a failover) finds its own record by its identity and answers created.
@@ -392,7 +398,9 @@ class RedisStore:
         hint too: a refused write's entry is only early, and the sweeper moves it).
         A failure or a ``MOVED`` reply after which the cluster's slot map names another master
         for the keys (a failover, or a master that came back as a replica) sends the write
-        there, once.
+        there, once. While the keys' slot is being moved to another master (a resharding), an
+        ``ASK`` reply sends it to that master, once, and ``TRYAGAIN`` (the keys split between
+        the two for a moment) sends it again after a pause, a few times.
 
         :raises StoreUnavailable: fewer replicas confirmed the write in time.
         """
@@ -404,16 +412,19 @@ class RedisStore:
             assert self._direct is not None
             return self._direct.evalsha(script, keys, args)
         client = self._master(keys[0]) if waits or self._cluster else self._redis
-        reloaded = rerouted = False
+        reloaded = rerouted = asking = False
+        retries_left = _TRY_AGAIN_RETRIES
         while True:
             pipe = client.pipeline(transaction=False)
+            if asking:
+                pipe.execute_command("ASKING")
             pipe.evalsha(script.sha, len(keys), *keys, *args)
             if waits:
                 pipe.wait(self._replica_acks, self._ack_timeout_ms)
             if not index_apart:
                 self._hints(pipe, match_id, listed, due_ms)
             try:
-                reply, *rest = pipe.execute(raise_on_error=False)
+                reply, *rest = pipe.execute(raise_on_error=False)[1:] if asking else pipe.execute(raise_on_error=False)
             except _FAILURES:
                 moved_to = self._new_master(keys[0], client)
                 if rerouted or moved_to is None:
@@ -431,6 +442,18 @@ class RedisStore:
                 if moved_to is not None:
                     client, rerouted, reloaded = moved_to, True, False
                     continue
+            if isinstance(reply, AskError) and not asking:
+                # The slot is being moved to another master (a resharding) and the keys have
+                # gone there already: ASKING lets this one write run on that node; the slot
+                # map is unchanged until the move ends (then MOVED, above).
+                client, asking, reloaded = self._node(reply.host, reply.port), True, False
+                continue
+            if isinstance(reply, TryAgainError) and retries_left:
+                # Mid-move, the match's keys are split between the two nodes: nothing ran;
+                # the move of the rest takes milliseconds.
+                retries_left -= 1
+                time.sleep(_TRY_AGAIN_PAUSE_S)
+                continue
             if isinstance(reply, NoScriptError) and not reloaded:
                 # A restarted Redis, or a promoted replica (scripts are not replicated).
                 client.script_load(script.script)
@@ -507,6 +530,17 @@ class RedisStore:
             return self._redis
         cluster = self._cluster_client
         return cluster.get_redis_connection(cluster.get_node_from_key(key))
+
+    def _node(self, host: str, port: int) -> redis_client.Client:
+        """A client of the cluster node at ``host:port`` (one the slot map may not list yet)."""
+        cluster = self._cluster_client
+        node = cluster.get_node(host=host, port=port)
+        if node is None:
+            self._forget_slot_map()
+            node = cluster.get_node(host=host, port=port)
+        if node is None:
+            raise StoreUnavailable(f"the cluster redirected a write to {host}:{port}, a node it does not list")
+        return cluster.get_redis_connection(node)
 
     def _new_master(self, key: str, client: redis_client.Client) -> redis_client.Client | None:
         """After a write to ``client`` failed or was redirected: the master that the refreshed
