@@ -21,16 +21,28 @@ from service.tokens import new_match_id
 from tests.support import cluster
 
 
-@pytest.fixture
-def replicated() -> Iterator[cluster.LocalCluster]:
-    """Three masters with one replica each, for one test (its failover changes who serves what)."""
+def _cluster_of_its_own(masters: int, replicas: int) -> Iterator[cluster.LocalCluster]:
+    """A Redis Cluster for one test: each test here changes which node serves what."""
     if not cluster.tools_available():
         from tests.conftest import missing_redis
 
         missing_redis("redis-server or redis-cli is not installed (needed for the Redis Cluster tests)")
-    local = cluster.LocalCluster(cluster.free_block(6), masters=3, replicas=1).start()
+    size = masters * (1 + replicas)
+    local = cluster.LocalCluster(cluster.free_block(size), masters=masters, replicas=replicas).start()
     yield local
     local.stop()
+
+
+@pytest.fixture
+def replicated() -> Iterator[cluster.LocalCluster]:
+    """Three masters with one replica each (a failover promotes one)."""
+    yield from _cluster_of_its_own(3, 1)
+
+
+@pytest.fixture
+def masters() -> Iterator[cluster.LocalCluster]:
+    """Three masters (a slot moves from one to another)."""
+    yield from _cluster_of_its_own(3, 0)
 
 
 def _match_served_by(local: cluster.LocalCluster, node: cluster.Node) -> str:
@@ -63,18 +75,6 @@ def test_writes_sent_to_a_master_that_became_a_replica_land_on_its_successor(
     assert new.client().hget(f"m:{{{created}}}", "v") == b"0"
     loaded = committer.load(match_id)
     assert loaded is not None and (loaded.version, loaded.record) == (1, b"v1")
-
-
-@pytest.fixture
-def masters() -> Iterator[cluster.LocalCluster]:
-    """Three masters, for one test (it moves a slot from one to another)."""
-    if not cluster.tools_available():
-        from tests.conftest import missing_redis
-
-        missing_redis("redis-server or redis-cli is not installed (needed for the Redis Cluster tests)")
-    local = cluster.LocalCluster(cluster.free_block(3), masters=3).start()
-    yield local
-    local.stop()
 
 
 def _node_id(node: cluster.Node) -> str:
