@@ -3,7 +3,8 @@
 Everything that can go wrong with the request is answered before the stream starts, as
 problem+json (unknown match, bad credentials, a bad ``Last-Event-ID``, no free stream slot);
 after that the answer is ``200 text/event-stream`` and only ends with the match, when the
-client leaves, or when the server stops (the client reconnects with ``Last-Event-ID``). Each event is written as::
+client leaves, or when the server stops (the client reconnects with ``Last-Event-ID``). Each
+event is written as::
 
     id: <version>
     event: version

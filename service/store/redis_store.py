@@ -97,9 +97,10 @@ log = logging.getLogger("referee.store")
 
 _FAILURES = (RedisError, OSError)
 
-#: How often, and after what pause, a write answered ``TRYAGAIN`` (its match's keys split
-#: between two masters in the middle of a slot's move) is sent again before the store answers
-#: unavailable: a move of a match's few keys takes milliseconds.
+#: How often, and after what pause, a write answered ``TRYAGAIN`` is sent again before the
+#: store answers unavailable. Redis answers it to a command naming a missing key in a slot being
+#: moved between masters, until the move ends; a commit always names one (its match's channel),
+#: and redis-cli moves a slot of a few keys in milliseconds.
 _TRY_AGAIN_RETRIES = 40
 _TRY_AGAIN_PAUSE_S = 0.025
 
@@ -399,8 +400,9 @@ class RedisStore:
         A failure or a ``MOVED`` reply after which the cluster's slot map names another master
         for the keys (a failover, or a master that came back as a replica) sends the write
         there, once. While the keys' slot is being moved to another master (a resharding), an
-        ``ASK`` reply sends it to that master, once, and ``TRYAGAIN`` (the keys split between
-        the two for a moment) sends it again after a pause, a few times.
+        ``ASK`` reply sends it to that master, once, and ``TRYAGAIN`` (a missing key in the
+        moving slot) sends it again every :data:`_TRY_AGAIN_PAUSE_S` until the move ends, for up
+        to a second.
 
         :raises StoreUnavailable: fewer replicas confirmed the write in time.
         """
@@ -449,8 +451,8 @@ class RedisStore:
                 client, asking, reloaded = self._node(reply.host, reply.port), True, False
                 continue
             if isinstance(reply, TryAgainError) and retries_left:
-                # Mid-move, the match's keys are split between the two nodes: nothing ran;
-                # the move of the rest takes milliseconds.
+                # A key of the write is missing in the moving slot (a commit's channel always
+                # is): nothing ran, and Redis refuses it until the slot's move ends.
                 retries_left -= 1
                 time.sleep(_TRY_AGAIN_PAUSE_S)
                 continue
