@@ -31,7 +31,7 @@ from service.api.bodies import Blueprint
 from service.api.bots import BOT_AUTH, bot_first, current_bot, no_store
 from service.api.hang_ups import socket_of
 from service.api.matches import json_response
-from service.api.streams import HEARTBEAT, EventStream, last_event_id, refuse_if_stopping, too_many_streams
+from service.api.streams import HEARTBEAT, EventStream, last_event_id, too_many_streams, waiting_requests
 from service.challenges import event_data
 from service.errors import TooMany
 from service.live.bot_events import BotFollower, Presence
@@ -117,8 +117,7 @@ def _stream_allowed(bot: Bot) -> None:
 def events() -> Any:
     """The bot's events as they happen; the bot is online while a stream is open."""
     bot, after = current_bot(), last_event_id("an event id")
-    waiting: WaitingRequests = current_app.extensions["waiting_requests"]
-    refuse_if_stopping(waiting)
+    waiting = waiting_requests()
     _stream_allowed(bot)
     slots: StreamSlots = current_app.extensions["stream_slots"]
     slot = slots.take([f"addr:{request.remote_addr or 'unknown'}", f"bot:{bot.key}"])
@@ -155,8 +154,7 @@ def next_event(query: dict[str, Any]) -> Response:
     one to come), or 204 after at most `wait` seconds."""
     bot = current_bot()
     after = int(query["after"]) if "after" in query else None
-    waiting: WaitingRequests = current_app.extensions["waiting_requests"]
-    refuse_if_stopping(waiting)
+    waiting = waiting_requests()
     feed: Feed = current_app.extensions["feed"]
     follower = BotFollower.open(_accounts().store, feed, bot.key, after)
     waiting.add(follower.stop)

@@ -153,8 +153,7 @@ def last_event_id(what: str = "a version: a whole number") -> int | None:
 def stream(match_id: str) -> Any:
     """Follow a match live as the caller's seat (or a spectator) sees it: one event per version."""
     bearer, after = bearer_token(), last_event_id()
-    waiting: WaitingRequests = current_app.extensions["waiting_requests"]
-    refuse_if_stopping(waiting)
+    waiting = waiting_requests()
     slots: StreamSlots = current_app.extensions["stream_slots"]
     slot = slots.take(stream_clients(bearer))
     if slot is None:
@@ -178,14 +177,17 @@ def stream(match_id: str) -> Any:
     )
 
 
-def refuse_if_stopping(waiting: WaitingRequests) -> None:
-    """A worker told to stop opens no more streams or long polls: it would end each at once,
-    and a client reconnecting at once would come back to it in a loop until its listener
-    closes, up to a second later."""
+def waiting_requests() -> WaitingRequests:
+    """The worker's waiting requests, which a new stream or long poll joins; refused
+    ``server_stopping`` once the worker is told to stop: it would end the request at once, and
+    a client reconnecting at once would come back to it in a loop until its listener closes, up
+    to a second later."""
+    waiting: WaitingRequests = current_app.extensions["waiting_requests"]
     if waiting.ending:
         raise Unavailable(
             "server_stopping", "This server is stopping; retry shortly, here or on another node.", retry_after=1
         )
+    return waiting
 
 
 def too_many_streams() -> Unavailable:

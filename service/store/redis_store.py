@@ -426,7 +426,8 @@ class RedisStore:
             if not index_apart:
                 self._hints(pipe, match_id, listed, due_ms)
             try:
-                reply, *rest = pipe.execute(raise_on_error=False)[1:] if asking else pipe.execute(raise_on_error=False)
+                replies = pipe.execute(raise_on_error=False)
+                reply, *rest = replies[1:] if asking else replies  # ASKING's own OK first
             except _FAILURES:
                 moved_to = self._new_master(keys[0], client)
                 if rerouted or moved_to is None:
